@@ -1,0 +1,114 @@
+import { isValidDeviceId } from '../../discovery/sighting.js';
+import { errorKindOf, messageOf, PanicPairError } from '../../errors.js';
+import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
+import { askDaemon, checkWait, type ClientOptions } from '../daemon.js';
+import { exitCodeOf } from '../exit-codes.js';
+import { pairWindow } from '../pair-window.js';
+import { cancelOnInterrupt, createStepReporter, type StepReporter } from '../progress.js';
+import { printJson } from '../render.js';
+
+// `panic-pair pair <deviceId>`: ask the daemon to link one button as soon as it is seen, showing
+// each step as the daemon reports it. `pair --window S` is in ../pair-window.ts.
+
+export interface PairOptions extends ClientOptions {
+  window?: number;
+  timeout?: number;
+  json?: boolean;
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 120;
+/** The daemon answers by itself at the timeout; this guard is for a daemon that stalls. */
+const CLIENT_GUARD_MS = 15_000;
+
+export async function pairCommand(deviceId: string | undefined, options: PairOptions): Promise<void> {
+  if (deviceId !== undefined && options.window !== undefined) {
+    throw new PanicPairError('usage', 'give either a deviceId or --window S, not both');
+  }
+  if (options.window !== undefined) {
+    if (options.timeout !== undefined) {
+      throw new PanicPairError('usage', '--timeout applies to `pair <deviceId>`; a window closes by itself after --window S');
+    }
+    await pairWindow(options.window, options);
+    return;
+  }
+  if (deviceId === undefined) {
+    throw new PanicPairError(
+      'usage',
+      'name the button to link (`panic-pair pair <deviceId>`, as `panic-pair scan` shows it) or open a window with --window S',
+    );
+  }
+  await pairDevice(deviceId, options);
+}
+
+function stepText(progress: PairProgress): string | undefined {
+  const { customerId } = progress;
+  switch (progress.step) {
+    case 'waiting':
+      return `Waiting for button ${progress.deviceId} — press it now`;
+    case 'checking':
+      return customerId === undefined ? 'Checking the subscription' : `Checking the subscription of customer ${customerId}`;
+    case 'linking':
+      return `Linking ${progress.deviceId}`;
+    default:
+      return undefined; // 'linked': the result line says it, with the link id
+  }
+}
+
+function linkedOutcome(value: unknown, deviceId: string): LinkOutcome & { ok: true } {
+  const outcome = value as Partial<LinkOutcome> | null;
+  if (outcome?.ok === true && outcome.record && outcome.record.deviceId === deviceId) return outcome as LinkOutcome & { ok: true };
+  throw new PanicPairError('failure', `the daemon's answer for ${deviceId} is not a link; see \`panic-pair devices\``);
+}
+
+async function pairDevice(deviceId: string, options: PairOptions): Promise<void> {
+  const json = options.json === true;
+  let reporter: StepReporter | undefined;
+  let current: string | undefined;
+  let disarm = (): void => {};
+  try {
+    if (!isValidDeviceId(deviceId)) {
+      throw new PanicPairError('usage', `invalid deviceId ${JSON.stringify(deviceId)}: use 1 to 64 characters of A-Z a-z 0-9 . _ : -`);
+    }
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+    checkWait('--timeout', timeout);
+    const timeoutMs = timeout * 1000;
+    if (!json) {
+      reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
+      disarm = cancelOnInterrupt(reporter, `cancelled; the daemon stops waiting for ${deviceId}`);
+    }
+    const answer = await askDaemon<unknown>(
+      options,
+      { type: 'pair', deviceId, timeoutMs },
+      {
+        timeoutMs: timeoutMs + CLIENT_GUARD_MS,
+        onProgress(progress) {
+          const text = stepText(progress);
+          if (!reporter || text === undefined || text === current) return;
+          current = text;
+          reporter.step(text);
+        },
+      },
+    );
+    const { record, alreadyLinked } = linkedOutcome(answer, deviceId);
+    const linkId = record.linkId ?? 'unknown';
+    if (json) {
+      printJson({ ok: true, deviceId, state: record.state, linkId: record.linkId, linkedAt: record.linkedAt, alreadyLinked });
+    } else if (alreadyLinked) {
+      reporter?.succeed(`${deviceId} is already linked (link ${linkId}${record.linkedAt ? `, since ${record.linkedAt}` : ''})`);
+    } else {
+      reporter?.succeed(`Linked ${deviceId} (link ${linkId})`);
+    }
+  } catch (error) {
+    if (json) {
+      const kind = errorKindOf(error);
+      printJson({ ok: false, deviceId, kind, message: messageOf(error), exitCode: exitCodeOf(kind) });
+    } else if (current !== undefined) {
+      reporter?.fail(current);
+    } else {
+      reporter?.stop();
+    }
+    throw error; // main prints the message on stderr and sets the exit code
+  } finally {
+    disarm();
+  }
+}

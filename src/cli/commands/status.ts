@@ -1,0 +1,58 @@
+import type { StatusReport } from '../../daemon/status-report.js';
+import { PanicPairError } from '../../errors.js';
+import { askDaemon, type ClientOptions } from '../daemon.js';
+import { EXIT } from '../exit-codes.js';
+import { duration, facts, printJson } from '../render.js';
+
+// `panic-pair status`: one line a fact, then exit 0 when healthy and 1 when degraded, so a
+// monitoring script needs only the exit code.
+
+const STATUS_TIMEOUT_MS = 10_000;
+
+function entitlementText(report: StatusReport): string {
+  const checked = report.entitlementCheckedAt ? ` (checked ${report.entitlementCheckedAt})` : '';
+  if (report.entitled === true) return `entitled: an active subscription${checked}`;
+  if (report.entitled === false) return `NOT entitled: no active subscription${checked}`;
+  return 'unknown (not checked yet)';
+}
+
+const TOKEN_TEXT: Record<StatusReport['token'], string> = {
+  unknown: 'not used yet',
+  accepted: 'accepted',
+  refused: 'REFUSED by the API (401): replace it',
+  missing: 'MISSING: set PANIC_PAIR_API_TOKEN_FILE',
+};
+
+export function statusLines(report: StatusReport, now: number): string {
+  const startedAt = Date.parse(report.startedAt);
+  const uptime = Number.isNaN(startedAt) ? 'unknown' : duration(now - startedAt);
+  const d = report.devices;
+  const c = report.counters;
+  const rows: [string, string][] = [
+    ['daemon', `running, pid ${report.pid}, up ${uptime} (version ${report.version})`],
+    ['customer', String(report.customerId)],
+    ['entitlement', entitlementText(report)],
+    ['API token', TOKEN_TEXT[report.token] ?? String(report.token)],
+    ['API', report.api.state === 'failing' ? `failing: ${report.api.lastError ?? 'unknown error'}` : report.api.state],
+    ['MQTT', report.mqtt],
+    ['BLE', report.bleReason ? `${report.ble} (${report.bleReason})` : report.ble],
+    ['store', report.store.ok ? `ok (${report.store.path})` : `FAILING (${report.store.path}): ${report.store.error ?? 'unknown error'}`],
+    ['devices', `${d.total} total: ${d.linked} linked, ${d.linking} linking, ${d.rejected} rejected, ${d.failed} failed`],
+    ['auto-pair', report.autoPair ? 'on' : 'off'],
+    ['window', report.windowOpenUntil ? `open until ${report.windowOpenUntil}` : 'closed'],
+    ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}`],
+    ['health', report.healthy ? 'healthy' : 'DEGRADED'],
+    ...report.problems.map((problem): [string, string] => ['problem', problem]),
+  ];
+  return facts(rows);
+}
+
+export async function statusCommand(options: ClientOptions & { json?: boolean }): Promise<void> {
+  const report = await askDaemon<StatusReport>(options, { type: 'status' }, { timeoutMs: STATUS_TIMEOUT_MS });
+  if (!report || typeof report.healthy !== 'boolean') {
+    throw new PanicPairError('failure', 'the daemon sent a status this client cannot read (is it the same version?)');
+  }
+  if (options.json) printJson(report);
+  else process.stdout.write(statusLines(report, Date.now()));
+  if (!report.healthy) process.exitCode = EXIT.failure;
+}

@@ -1,0 +1,34 @@
+import type { ErrorKind } from '../errors.js';
+
+// CONTRACT.md section 2: the one place where error kinds become exit codes.
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notEntitled: 3,
+  rejected: 4,
+  unauthorized: 5,
+  customerNotFound: 6,
+  daemonUnreachable: 7,
+  timeout: 8,
+} as const;
+
+const byKind: Record<ErrorKind, number> = {
+  usage: EXIT.usage,
+  config: EXIT.usage,
+  'not-entitled': EXIT.notEntitled,
+  rejected: EXIT.rejected,
+  unauthorized: EXIT.unauthorized,
+  'customer-not-found': EXIT.customerNotFound,
+  'daemon-unreachable': EXIT.daemonUnreachable,
+  timeout: EXIT.timeout,
+  transient: EXIT.failure,
+  'invalid-reply': EXIT.failure,
+  store: EXIT.failure,
+  locked: EXIT.failure,
+  failure: EXIT.failure,
+};
+
+export function exitCodeOf(kind: ErrorKind): number {
+  return byKind[kind];
+}

@@ -1,0 +1,98 @@
+import { errorKindOf, messageOf, PanicPairError } from '../errors.js';
+import type { LinkOutcome, WindowReport } from '../pairing/types.js';
+import { askDaemon, checkWait, type ClientOptions } from './daemon.js';
+import { exitCodeOf } from './exit-codes.js';
+import { cancelOnInterrupt, createStepReporter, type StepReporter } from './progress.js';
+import { printJson, printLine, rssiText } from './render.js';
+
+// `panic-pair pair --window S`: every matching button not yet linked that is seen in the next
+// S seconds is linked. Outcomes are printed as they happen; exit 0 whatever was linked
+// (CONTRACT.md), since the summary and --json say what was and was not.
+
+/** Links under way when the window closes still settle (API time-out and retries) before the report. */
+const CLIENT_GUARD_MS = 120_000;
+
+interface Heard {
+  source?: string;
+  rssi?: number;
+}
+
+function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>): string {
+  if (!outcome.ok) return `✘ ${outcome.deviceId}: ${outcome.message}`;
+  const { record } = outcome;
+  const where = heard.get(record.deviceId);
+  const source = where?.source ?? record.source;
+  const detail = where?.rssi === undefined ? source : `${source}, ${rssiText(where.rssi)}`;
+  if (outcome.alreadyLinked) return `✔ ${record.deviceId} was already linked (link ${record.linkId ?? 'unknown'})`;
+  return `✔ Linked ${record.deviceId} (${detail})`;
+}
+
+function summary(report: WindowReport, seconds: number): string {
+  const linked = report.outcomes.filter((outcome) => outcome.ok);
+  const failed = report.outcomes.filter((outcome) => !outcome.ok);
+  if (report.outcomes.length === 0) return `Pairing window closed after ${seconds} s: no button was linked.`;
+  const ids = (list: LinkOutcome[]): string =>
+    list.map((outcome) => (outcome.ok ? outcome.record.deviceId : outcome.deviceId)).join(', ');
+  const parts = [`${linked.length} linked${linked.length ? ` (${ids(linked)})` : ''}`];
+  if (failed.length) parts.push(`${failed.length} failed (${ids(failed)})`);
+  return `Pairing window closed after ${seconds} s: ${parts.join(', ')}.`;
+}
+
+function windowDocument(report: WindowReport): unknown {
+  return {
+    window: { openedAt: report.openedAt, closedAt: report.closedAt },
+    linked: report.outcomes.flatMap((outcome) => (outcome.ok ? [outcome.record] : [])),
+    failed: report.outcomes.flatMap((outcome) =>
+      outcome.ok ? [] : [{ deviceId: outcome.deviceId, kind: outcome.kind, message: outcome.message }],
+    ),
+  };
+}
+
+export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean }): Promise<void> {
+  const json = options.json === true;
+  const heard = new Map<string, Heard>();
+  let reporter: StepReporter | undefined;
+  let disarm = (): void => {};
+  try {
+    checkWait('--window', seconds);
+    const report = await askDaemon<WindowReport>(
+      options,
+      { type: 'window', seconds },
+      {
+        timeoutMs: seconds * 1000 + CLIENT_GUARD_MS,
+        onConnect() {
+          if (json) return;
+          reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
+          disarm = cancelOnInterrupt(reporter, 'cancelled; the pairing window is closed (see `panic-pair devices`)');
+          reporter.step(`Pairing window open for ${seconds} s — press each button to link it`);
+        },
+        onProgress(progress) {
+          const known = heard.get(progress.deviceId) ?? {};
+          heard.set(progress.deviceId, { source: progress.source ?? known.source, rssi: progress.rssi ?? known.rssi });
+        },
+        onOutcome(outcome) {
+          reporter?.note(outcomeLine(outcome, heard));
+        },
+      },
+    );
+    if (!report || !Array.isArray(report.outcomes)) {
+      throw new PanicPairError('failure', 'the daemon did not report what the window linked; see `panic-pair devices`');
+    }
+    if (json) {
+      printJson(windowDocument(report));
+    } else {
+      reporter?.stop();
+      printLine(summary(report, seconds));
+    }
+  } catch (error) {
+    if (json) {
+      const kind = errorKindOf(error);
+      printJson({ ok: false, kind, message: messageOf(error), exitCode: exitCodeOf(kind) });
+    } else {
+      reporter?.stop();
+    }
+    throw error;
+  } finally {
+    disarm();
+  }
+}

@@ -1,0 +1,16 @@
+// The counters `status` reports. One mutable object shared by the sources, the engine and the API
+// client's hooks; incrementing a number costs nothing on the hot path.
+export interface Counters {
+  /** Messages and advertisements received from every source. */
+  announcements: number;
+  /** Invalid ones, counted and dropped. */
+  dropped: number;
+  /** Successful `POST /devices`. */
+  links: number;
+  /** API requests that ended in an error status, a time-out or a dropped connection. */
+  apiErrors: number;
+}
+
+export function createCounters(): Counters {
+  return { announcements: 0, dropped: 0, links: 0, apiErrors: 0 };
+}

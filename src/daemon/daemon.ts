@@ -1,0 +1,150 @@
+import path from 'node:path';
+import { createApiClient, type ApiClient } from '../api/index.js';
+import type { Config } from '../config/index.js';
+import { startControlServer } from '../control/server.js';
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { PairingEngine } from '../pairing/engine.js';
+import { PairingStore } from '../store/index.js';
+import { packageVersion } from '../version.js';
+import { createCounters, type Counters } from './counters.js';
+import { startMqttSide, type MqttSide } from './mqtt-side.js';
+import { buildStatus } from './status.js';
+import type { StatusReport } from './status-report.js';
+import { TokenHolder } from './token-holder.js';
+import { probeBle, type BleState } from './ble-probe.js';
+import { CONTROL_SOCKET_NAME } from '../config/locations.js';
+
+export interface RunningDaemon {
+  status(): StatusReport;
+  /** SIGHUP: the token read again; the next request uses it. */
+  reload(): void;
+  /** SIGTERM/SIGINT: stop new work, settle what is in flight (bounded), flush, say offline. */
+  stop(): Promise<void>;
+  readonly engine: PairingEngine;
+  readonly counters: Counters;
+}
+
+const SHUTDOWN_SETTLE_MS = 10_000;
+
+/** Builds the parts from configuration and starts them, in the flow's order. */
+export async function startDaemon(config: Config, logger: Logger): Promise<RunningDaemon> {
+  if (config.customerId === undefined || config.apiUrl === undefined) {
+    throw new Error('startDaemon needs apiUrl and customerId (loadConfig requires them for run)');
+  }
+  const customerId = config.customerId;
+  const startedAt = new Date().toISOString();
+  const counters = createCounters();
+  const tokens = new TokenHolder(config.token);
+
+  const store = await PairingStore.open(config.stateDir);
+  if (store.lockTakeover) logger.warn({ takeover: store.lockTakeover }, 'took over a stale lock left by an earlier run');
+
+  const api: ApiClient = createApiClient({
+    baseUrl: config.apiUrl,
+    token: () => tokens.current(),
+    timeoutMs: config.apiTimeoutMs,
+    maxInFlight: config.apiConcurrency,
+    onRequest: (event) => {
+      if (event.error !== undefined) counters.apiErrors++;
+    },
+  });
+
+  const engine = new PairingEngine({
+    customerId,
+    defaultDeviceTypeId: config.deviceTypeId,
+    api,
+    store,
+    hasToken: tokens.current() !== undefined,
+    apiConcurrency: config.apiConcurrency,
+    entitlementTtlMs: config.entitlementTtlMs,
+    minRssi: config.minRssi,
+    autoPair: config.autoPair,
+    counters,
+    logger,
+  });
+  engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
+  engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
+
+  const ble: BleState = config.ble === 'off' ? { state: 'off' } : await probeBle(config.hciDevice);
+  if (ble.state !== 'off' && ble.reason) logger.warn({ ble: ble.state, reason: ble.reason }, 'BLE unavailable; running without it');
+
+  const mqtt: MqttSide | undefined = config.mqtt
+    ? startMqttSide({ config, engine, counters, logger })
+    : undefined;
+
+  const status = (): StatusReport =>
+    buildStatus({
+      version: packageVersion(),
+      pid: process.pid,
+      startedAt,
+      entitlement: engine.gate.state(),
+      token: engine.health.token,
+      api: engine.health.lastError === undefined ? { state: engine.health.state } : { state: engine.health.state, lastError: engine.health.lastError },
+      mqtt: mqtt?.state() ?? 'off',
+      ble: ble.state,
+      ...(ble.reason === undefined ? {} : { bleReason: ble.reason }),
+      bleRequired: config.ble === 'on',
+      store: { ...store.health(), path: store.file },
+      unsavedLinks: engine.unsavedLinks,
+      devices: engine.devices(),
+      autoPair: config.autoPair,
+      ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
+      counters,
+    });
+
+  const control = await startControlServer({
+    socketPath: path.join(config.runtimeDir, CONTROL_SOCKET_NAME),
+    logger,
+    handlers: {
+      status,
+      devices: () => engine.devices(),
+      scan: (seconds, signal) => engine.scan(seconds, signal),
+      forget: (deviceId) => engine.forget(deviceId),
+      pair: (deviceId, options) => engine.pair(deviceId, options),
+      window: (seconds, options) => engine.openWindow(seconds, options),
+    },
+  });
+
+  // Entitlement is asked at start (status shows it at once) and again every TTL, and published.
+  void engine.gate.check();
+  const refreshMs = Math.max(config.entitlementTtlMs, 60_000);
+  const refresh = setInterval(() => {
+    void engine.gate.check();
+    if (engine.unsavedLinks > 0) void engine.retryUnsaved();
+  }, refreshMs);
+  refresh.unref();
+
+  void engine.recover().catch((error: unknown) => logger.error({ err: messageOf(error) }, 'recovery failed'));
+  logger.info({ customerId, stateDir: config.stateDir, runtimeDir: config.runtimeDir, mqtt: config.mqtt ? 'on' : 'off', ble: ble.state, devices: store.size }, 'panic-pair daemon started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    engine,
+    counters,
+    status,
+    reload() {
+      try {
+        tokens.reload();
+        logger.info('configuration reloaded: the next request uses the token read now');
+      } catch (error) {
+        logger.error({ err: messageOf(error) }, 'reload failed; the token in use is kept');
+      }
+    },
+    stop() {
+      stopping ??= (async () => {
+        logger.info('shutting down');
+        clearInterval(refresh);
+        await control.close().catch(() => undefined);
+        const settled = await engine.drain(SHUTDOWN_SETTLE_MS);
+        if (!settled) logger.warn('requests still in flight at shutdown; they will be finished at the next start');
+        await engine.retryUnsaved();
+        await mqtt?.close().catch(() => undefined);
+        api.close();
+        await store.close();
+        logger.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}

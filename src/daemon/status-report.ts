@@ -1,0 +1,27 @@
+import type { Counters } from './counters.js';
+import type { TokenState } from '../pairing/types.js';
+
+// What `status --json` prints. CONTRACT.md section 2 fixes customerId, entitled, mqtt, ble and
+// counters; the rest is for the installer.
+export interface StatusReport {
+  version: string;
+  pid: number;
+  startedAt: string;
+  /** false: degraded, and `problems` says why (exit 1). */
+  healthy: boolean;
+  problems: string[];
+  customerId: number;
+  entitled: boolean | null;
+  entitlementCheckedAt?: string;
+  token: TokenState;
+  api: { state: 'unknown' | 'ok' | 'failing'; lastError?: string };
+  mqtt: 'off' | 'connecting' | 'connected' | 'disconnected';
+  ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off';
+  bleReason?: string;
+  store: { ok: boolean; path: string; error?: string };
+  devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
+  autoPair: boolean;
+  /** ISO-8601 end of the latest open pairing window, when one is open. */
+  windowOpenUntil?: string;
+  counters: Counters;
+}

@@ -1,0 +1,63 @@
+import type { Counters } from './counters.js';
+import type { StatusReport } from './status-report.js';
+import type { DeviceRecord } from '../store/record.js';
+import type { EntitlementState, TokenState } from '../pairing/types.js';
+
+export interface StatusInputs {
+  version: string;
+  pid: number;
+  startedAt: string;
+  entitlement: EntitlementState;
+  token: TokenState;
+  api: StatusReport['api'];
+  mqtt: StatusReport['mqtt'];
+  ble: StatusReport['ble'];
+  bleReason?: string;
+  bleRequired: boolean;
+  store: StatusReport['store'];
+  unsavedLinks: number;
+  devices: readonly DeviceRecord[];
+  autoPair: boolean;
+  windowOpenUntil?: number;
+  counters: Counters;
+}
+
+/** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
+export function buildStatus(inputs: StatusInputs): StatusReport {
+  const problems: string[] = [];
+  if (inputs.token === 'missing') problems.push('no API token is configured');
+  if (inputs.token === 'refused') problems.push('the API refused the token (401): install a valid token, then reload (systemctl reload panic-pair)');
+  if (inputs.entitlement.entitled === false) {
+    problems.push(inputs.entitlement.error ?? `customer ${inputs.entitlement.customerId} holds no active subscription`);
+  }
+  if (inputs.api.state === 'failing') problems.push(`the API is failing: ${inputs.api.lastError ?? 'unknown error'}`);
+  if (inputs.mqtt === 'connecting' || inputs.mqtt === 'disconnected') problems.push(`the MQTT broker is not connected (${inputs.mqtt})`);
+  if (inputs.bleRequired && inputs.ble !== 'scanning') problems.push(`BLE is ${inputs.ble}${inputs.bleReason ? `: ${inputs.bleReason}` : ''}`);
+  if (!inputs.store.ok) problems.push(`the pairing store cannot be written: ${inputs.store.error ?? 'unknown error'}; the last good state is kept`);
+  if (inputs.unsavedLinks > 0) problems.push(`${inputs.unsavedLinks} link(s) made by the API are not yet recorded in the store`);
+
+  const devices = { total: inputs.devices.length, linked: 0, linking: 0, rejected: 0, failed: 0 };
+  for (const record of inputs.devices) devices[record.state]++;
+
+  const report: StatusReport = {
+    version: inputs.version,
+    pid: inputs.pid,
+    startedAt: inputs.startedAt,
+    healthy: problems.length === 0,
+    problems,
+    customerId: inputs.entitlement.customerId,
+    entitled: inputs.entitlement.entitled,
+    token: inputs.token,
+    api: inputs.api,
+    mqtt: inputs.mqtt,
+    ble: inputs.ble,
+    store: inputs.store,
+    devices,
+    autoPair: inputs.autoPair,
+    counters: { ...inputs.counters },
+  };
+  if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;
+  if (inputs.bleReason !== undefined) report.bleReason = inputs.bleReason;
+  if (inputs.windowOpenUntil !== undefined) report.windowOpenUntil = new Date(inputs.windowOpenUntil).toISOString();
+  return report;
+}

@@ -1,0 +1,20 @@
+// What every source turns its raw input into. The engine knows nothing of where a sighting came
+// from beyond the `source` word it reports back to the installer.
+export interface Sighting {
+  deviceId: string;
+  /** `ble` (the hub's radio or a replayed capture), `mqtt` (announcements), or an adapter's name. */
+  source: string;
+  /** dBm, when the source knows it. */
+  rssi?: number;
+  /** From the announcement or the BLE profile; otherwise the configured default applies. */
+  deviceTypeId?: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function isValidDeviceId(value: unknown): value is string {
+  return typeof value === 'string' && DEVICE_ID_PATTERN.test(value);
+}

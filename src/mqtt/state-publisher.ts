@@ -1,0 +1,32 @@
+import type { EntitlementState } from '../pairing/types.js';
+import type { DeviceRecord } from '../store/record.js';
+import type { MqttConnection } from './connection.js';
+import { deviceTopic, entitlementTopic, type DeviceStatePayload, type EntitlementPayload } from './topics.js';
+
+export interface StatePublisher {
+  /** Retained on `<prefix>/devices/<deviceId>`; call on each state change. */
+  device(record: DeviceRecord): void;
+  /** Retained on `<prefix>/entitlement`; nothing is published while the answer is unknown. */
+  entitlement(state: EntitlementState): void;
+}
+
+// Home automation reads the daemon's view from retained topics: a dashboard that starts later
+// still gets the last state of every button and of the subscription.
+export function createStatePublisher(connection: MqttConnection, prefix: string): StatePublisher {
+  return {
+    device(record) {
+      const payload: DeviceStatePayload = { state: record.state, at: record.updatedAt };
+      if (record.linkId !== undefined) payload.linkId = record.linkId;
+      connection.publishRetained(deviceTopic(prefix, record.deviceId), JSON.stringify(payload));
+    },
+    entitlement(state) {
+      if (state.entitled === null) return;
+      const payload: EntitlementPayload = {
+        customerId: state.customerId,
+        entitled: state.entitled,
+        checkedAt: state.checkedAt ?? new Date().toISOString(),
+      };
+      connection.publishRetained(entitlementTopic(prefix), JSON.stringify(payload));
+    },
+  };
+}

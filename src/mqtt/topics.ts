@@ -1,0 +1,61 @@
+import { PanicPairError } from '../errors.js';
+import { isValidDeviceId } from '../discovery/sighting.js';
+import type { DeviceState } from '../store/record.js';
+
+// Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
+// place, so a topic name or a payload shape can only change here.
+
+/** `<prefix>/announce`, in: a button asks to be seen. Checked by src/discovery/announce.ts. */
+export interface AnnouncePayload {
+  deviceId: string;
+  deviceTypeId?: number;
+  rssi?: number;
+}
+
+/** `<prefix>/status`, out, retained; `offline` is also the broker's last will. */
+export type StatusPayload = 'online' | 'offline';
+
+/** `<prefix>/devices/<deviceId>`, out, retained, on each state change. */
+export interface DeviceStatePayload {
+  state: DeviceState;
+  linkId?: number;
+  /** ISO-8601 of the state change. */
+  at: string;
+}
+
+/** `<prefix>/entitlement`, out, retained. */
+export interface EntitlementPayload {
+  customerId: number;
+  entitled: boolean;
+  /** ISO-8601. */
+  checkedAt: string;
+}
+
+/** Topic (below the prefix) to payload, the way Zigbee2MQTT's types/api.ts maps its own. */
+export interface TopicPayloads {
+  announce: AnnouncePayload;
+  status: StatusPayload;
+  'devices/<deviceId>': DeviceStatePayload;
+  entitlement: EntitlementPayload;
+}
+
+export function announceTopic(prefix: string): string {
+  return `${prefix}/announce`;
+}
+
+export function statusTopic(prefix: string): string {
+  return `${prefix}/status`;
+}
+
+export function entitlementTopic(prefix: string): string {
+  return `${prefix}/entitlement`;
+}
+
+export function deviceTopic(prefix: string, deviceId: string): string {
+  // The store only holds valid ids, but a `/`, `+` or `#` here would publish somewhere else
+  // entirely, so the invariant is checked rather than trusted.
+  if (!isValidDeviceId(deviceId)) {
+    throw new PanicPairError('failure', `device id ${JSON.stringify(deviceId)} cannot be used in an MQTT topic`);
+  }
+  return `${prefix}/devices/${deviceId}`;
+}

@@ -1,0 +1,378 @@
+import type { PanicApi } from '../api/types.js';
+import type { Counters } from '../daemon/counters.js';
+import type { Sighting } from '../discovery/sighting.js';
+import { PanicPairError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { DeviceRecord } from '../store/record.js';
+import { ApiHealth } from './api-health.js';
+import { decideLink, FAILURE_COOL_DOWN_MS, passesRssiFloor, type LinkTrigger } from './decisions.js';
+import { EntitlementGate } from './entitlement-gate.js';
+import { runLinkJob, type DeviceStore, type LinkJobContext } from './link-job.js';
+import { PairingWindows } from './windows.js';
+import { SightingMemory } from './sighting-memory.js';
+import { Slots } from './slots.js';
+import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
+
+export interface EngineOptions {
+  customerId: number;
+  defaultDeviceTypeId?: number;
+  api: PanicApi;
+  store: DeviceStore;
+  hasToken: boolean;
+  apiConcurrency: number;
+  entitlementTtlMs: number;
+  minRssi: number;
+  autoPair: boolean;
+  counters: Counters;
+  logger: Logger;
+  clock?: () => number;
+  /** A sighting this recent lets `pair <id>` start at once. */
+  recentSightingMs?: number;
+}
+
+interface Job {
+  promise: Promise<LinkOutcome>;
+  step: PairStep;
+  listeners: Set<(step: PairStep) => void>;
+}
+
+type Listener<T> = (value: T) => void;
+
+// The pairing engine: decides what to link (decisions.ts), runs one job per device at a time
+// (link-job.ts), and reports through listeners. It knows nothing of where sightings come from.
+export class PairingEngine {
+  readonly #options: EngineOptions;
+  readonly #clock: () => number;
+  readonly #memory = new SightingMemory({ capacity: 2048, maxAgeMs: 10 * 60_000 });
+  readonly #jobs = new Map<string, Job>();
+  readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
+  readonly #coolDown = new Map<string, number>();
+  /** Linked by the API but not yet durably recorded (the store failed); never posted again. */
+  readonly #unsaved = new Map<string, DeviceRecord>();
+  readonly #windows: PairingWindows;
+  readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
+  readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
+  readonly #context: LinkJobContext;
+  readonly health: ApiHealth;
+  readonly gate: EntitlementGate;
+  #closing = false;
+
+  constructor(options: EngineOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? Date.now;
+    this.#windows = new PairingWindows(this.#clock);
+    this.health = new ApiHealth(options.hasToken);
+    this.gate = new EntitlementGate({
+      api: options.api,
+      customerId: options.customerId,
+      ttlMs: options.entitlementTtlMs,
+      clock: this.#clock,
+      health: this.health,
+      onChange: (state) => this.#entitlementListeners.forEach((listener) => listener(state)),
+    });
+    this.#context = {
+      customerId: options.customerId,
+      defaultDeviceTypeId: options.defaultDeviceTypeId,
+      api: options.api,
+      store: options.store,
+      gate: this.gate,
+      health: this.health,
+      slots: new Slots(options.apiConcurrency),
+      clock: this.#clock,
+      counters: options.counters,
+      logger: options.logger,
+      changed: (record) => this.#deviceListeners.forEach((listener) => listener(record)),
+      unsaved: (record) => this.#unsaved.set(record.deviceId, record),
+    };
+  }
+
+  onDevice(listener: Listener<DeviceRecord>): void {
+    this.#deviceListeners.add(listener);
+  }
+
+  onEntitlement(listener: Listener<EntitlementState>): void {
+    this.#entitlementListeners.add(listener);
+  }
+
+  /** The hot path: every valid sighting from every source. */
+  sighting(sighting: Sighting): void {
+    if (this.#closing) return;
+    this.#memory.remember(sighting);
+    const waiters = this.#waiters.get(sighting.deviceId);
+    if (waiters !== undefined) {
+      this.#waiters.delete(sighting.deviceId);
+      for (const waiter of waiters) waiter(sighting);
+      return;
+    }
+    const now = this.#clock();
+    const trigger: LinkTrigger | undefined = this.#windows.isOpen(now)
+      ? 'window'
+      : this.#options.autoPair
+        ? 'auto'
+        : undefined;
+    if (trigger === undefined) return;
+    const decision = decideLink({
+      record: this.record(sighting.deviceId),
+      busy: this.#jobs.has(sighting.deviceId),
+      trigger,
+      strongEnough: passesRssiFloor(sighting, this.#options.minRssi),
+      coolingDownUntil: this.#coolDown.get(sighting.deviceId),
+      now,
+    });
+    if (!decision.link) return;
+    const job = this.#start(sighting);
+    if (trigger === 'window') this.#windows.adopt(job.promise, now);
+    else void job.promise.then((outcome) => this.#logAutomatic(outcome));
+  }
+
+  /** `pair <deviceId>`: link this button as soon as it is seen (at once if seen just now). */
+  async pair(
+    deviceId: string,
+    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void },
+  ): Promise<LinkOutcome> {
+    this.#refuseWhenClosing();
+    const record = this.record(deviceId);
+    if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
+
+    const timeout = timeoutSignal(options.timeoutMs, options.signal);
+    try {
+      const running = this.#jobs.get(deviceId);
+      const sighting =
+        running === undefined
+          ? (this.#recentSighting(deviceId) ?? (await this.#waitForSighting(deviceId, timeout.signal, options.onProgress)))
+          : undefined;
+      const job = this.#jobs.get(deviceId) ?? (sighting ? this.#start(sighting) : undefined);
+      if (job === undefined) throw new PanicPairError('failure', `no link job for ${deviceId}`);
+      const customerId = this.#options.customerId;
+      const report = (step: PairStep): void => options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting) });
+      report(job.step);
+      job.listeners.add(report);
+      try {
+        return await raceAbort(job.promise, timeout.signal, () =>
+          timedOut(deviceId, `the API did not answer about ${deviceId} within ${seconds(options.timeoutMs)}; it is still being linked, see \`panic-pair devices\``),
+        );
+      } finally {
+        job.listeners.delete(report);
+      }
+    } catch (error) {
+      if (error instanceof PanicPairError) return { ok: false, deviceId, kind: error.kind, message: error.message };
+      throw error;
+    } finally {
+      timeout.dispose();
+    }
+  }
+
+  /** `pair --window S`: link every strong, unlinked button seen until it closes. */
+  async openWindow(
+    seconds: number,
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void },
+  ): Promise<WindowReport> {
+    this.#refuseWhenClosing();
+    return this.#windows.open(seconds * 1000, options);
+  }
+
+  async forget(deviceId: string): Promise<{ removed: boolean }> {
+    if (this.#jobs.has(deviceId)) {
+      throw new PanicPairError('usage', `${deviceId} is being linked right now; forget it once that settles`);
+    }
+    this.#unsaved.delete(deviceId);
+    this.#coolDown.delete(deviceId);
+    return { removed: await this.#options.store.remove(deviceId) };
+  }
+
+  /** The store's record, with links the store failed to record laid over it. */
+  record(deviceId: string): DeviceRecord | undefined {
+    return this.#unsaved.get(deviceId) ?? this.#options.store.get(deviceId);
+  }
+
+  devices(): DeviceRecord[] {
+    if (this.#unsaved.size === 0) return this.#options.store.all();
+    return this.#options.store.all().map((record) => this.#unsaved.get(record.deviceId) ?? record);
+  }
+
+  async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
+    const since = this.#clock() - seconds * 1000;
+    await abortableDelay(seconds * 1000, signal);
+    return this.#memory.since(since, this.#clock()).map((seen) => {
+      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: new Date(seen.lastSeen).toISOString() };
+      if (seen.rssi !== undefined) entry.rssi = seen.rssi;
+      if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
+      const state = this.record(seen.deviceId)?.state;
+      if (state !== undefined) entry.state = state;
+      return entry;
+    });
+  }
+
+  /**
+   * After a crash, `linking` records are requests that may or may not have reached the API: finish
+   * them (at most one extra POST each) and report what became of them.
+   */
+  async recover(): Promise<LinkOutcome[]> {
+    const interrupted = this.#options.store.all().filter((record) => record.state === 'linking');
+    if (interrupted.length === 0) return [];
+    this.#options.logger.warn({ devices: interrupted.map((r) => r.deviceId) }, 'finishing links interrupted by a restart');
+    const outcomes = await Promise.all(
+      interrupted.map((record) =>
+        this.#start({ deviceId: record.deviceId, source: record.source, deviceTypeId: record.deviceTypeId, at: this.#clock() }).promise,
+      ),
+    );
+    outcomes.forEach((outcome) => this.#logAutomatic(outcome));
+    return outcomes;
+  }
+
+  /** Writes again the links the store failed to record; true when none is left. */
+  async retryUnsaved(): Promise<boolean> {
+    for (const [deviceId, record] of this.#unsaved) {
+      try {
+        await this.#options.store.put(record);
+        this.#unsaved.delete(deviceId);
+      } catch {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  windowOpenUntil(): number | undefined {
+    return this.#windows.openUntil(this.#clock());
+  }
+
+  get jobsInFlight(): number {
+    return this.#jobs.size;
+  }
+
+  get unsavedLinks(): number {
+    return this.#unsaved.size;
+  }
+
+  /** Stops new work and waits, at most `timeoutMs`, for jobs under way to settle. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.#closing = true;
+    this.#windows.closeAll();
+    const settled = Promise.allSettled([...this.#jobs.values()].map((job) => job.promise)).then(() => true);
+    const bound = new Promise<boolean>((resolve) => setTimeout(resolve, timeoutMs, false).unref());
+    return Promise.race([settled, bound]);
+  }
+
+  #start(sighting: Sighting): Job {
+    const existing = this.#jobs.get(sighting.deviceId);
+    if (existing !== undefined) return existing;
+    const job: Job = { step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
+    const step = (next: PairStep): void => {
+      job.step = next;
+      for (const listener of job.listeners) listener(next);
+    };
+    const target = { deviceId: sighting.deviceId, source: sighting.source, deviceTypeId: sighting.deviceTypeId };
+    job.promise = runLinkJob(this.#context, target, step).then((outcome) => {
+      this.#jobs.delete(sighting.deviceId);
+      if (outcome.ok) this.#coolDown.delete(sighting.deviceId);
+      else this.#coolDown.set(sighting.deviceId, this.#clock() + FAILURE_COOL_DOWN_MS);
+      return outcome;
+    });
+    this.#jobs.set(sighting.deviceId, job);
+    return job;
+  }
+
+  #recentSighting(deviceId: string): Sighting | undefined {
+    const seen = this.#memory.recent(deviceId, this.#clock(), this.#options.recentSightingMs ?? 30_000);
+    if (seen === undefined) return undefined;
+    return { deviceId, source: seen.source, rssi: seen.rssi, deviceTypeId: seen.deviceTypeId, at: seen.lastSeen };
+  }
+
+  #waitForSighting(deviceId: string, signal: AbortSignal, onProgress: (progress: PairProgress) => void): Promise<Sighting> {
+    onProgress({ deviceId, step: 'waiting', customerId: this.#options.customerId });
+    return new Promise<Sighting>((resolve, reject) => {
+      const waiters = this.#waiters.get(deviceId) ?? new Set<Listener<Sighting>>();
+      this.#waiters.set(deviceId, waiters);
+      const onAbort = (): void => {
+        waiters.delete(resolveAndClean);
+        if (waiters.size === 0 && this.#waiters.get(deviceId) === waiters) this.#waiters.delete(deviceId);
+        reject(signal.reason instanceof PanicPairError ? signal.reason : timedOut(deviceId, `button ${deviceId} was not seen`));
+      };
+      const resolveAndClean = (sighting: Sighting): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(sighting);
+      };
+      waiters.add(resolveAndClean);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #logAutomatic(outcome: LinkOutcome): void {
+    if (outcome.ok) this.#options.logger.info({ deviceId: outcome.record.deviceId, linkId: outcome.record.linkId }, 'linked');
+    else this.#options.logger.warn({ deviceId: outcome.deviceId, kind: outcome.kind, reason: outcome.message }, 'not linked');
+  }
+
+  #refuseWhenClosing(): void {
+    if (this.#closing) throw new PanicPairError('failure', 'the daemon is shutting down; try again once it is back');
+  }
+}
+
+function sourceOf(sighting: Sighting | undefined): { source?: string; rssi?: number } {
+  if (sighting === undefined) return {};
+  return sighting.rssi === undefined ? { source: sighting.source } : { source: sighting.source, rssi: sighting.rssi };
+}
+
+function timedOut(deviceId: string, message: string): PanicPairError {
+  return new PanicPairError('timeout', message.includes(deviceId) ? message : `${message} (${deviceId})`);
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** An AbortSignal that fires on the caller's abort or when the time is up (as a 'timeout' error). */
+function timeoutSignal(timeoutMs: number, parent: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new PanicPairError('timeout', `not linked within ${seconds(timeoutMs)}`)),
+    timeoutMs,
+  );
+  const onParentAbort = (): void => controller.abort(new PanicPairError('failure', 'the request was cancelled'));
+  if (parent.aborted) onParentAbort();
+  else parent.addEventListener('abort', onParentAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParentAbort);
+    },
+  };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onTimeout: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(reasonOf(signal, onTimeout));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(reasonOf(signal, onTimeout));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function reasonOf(signal: AbortSignal, onTimeout: () => Error): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof PanicPairError && reason.kind === 'timeout') return onTimeout();
+  return reason instanceof Error ? reason : new PanicPairError('failure', 'the request was cancelled');
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,93 @@
+import { isEntitled } from '../api/entitlement.js';
+import type { PanicApi } from '../api/types.js';
+import { PanicPairError } from '../errors.js';
+import type { ApiHealth } from './api-health.js';
+import { entitlementIsFresh } from './decisions.js';
+import type { EntitlementState } from './types.js';
+
+// CONTRACT.md section 4: no link is attempted for a customer not entitled at that moment. A
+// positive answer is reused for the TTL; a negative one, or an error, is asked again next time.
+// Callers that arrive while a check is under way share it (one GET for a burst of 300 buttons).
+export class EntitlementGate {
+  readonly #api: PanicApi;
+  readonly #customerId: number;
+  readonly #ttlMs: number;
+  readonly #clock: () => number;
+  readonly #health: ApiHealth;
+  readonly #onChange: (state: EntitlementState) => void;
+  #lastPositiveAt: number | undefined;
+  #state: EntitlementState;
+  #inFlight: Promise<EntitlementState> | undefined;
+  #lastError: unknown;
+
+  constructor(options: {
+    api: PanicApi;
+    customerId: number;
+    ttlMs: number;
+    clock: () => number;
+    health: ApiHealth;
+    onChange: (state: EntitlementState) => void;
+  }) {
+    this.#api = options.api;
+    this.#customerId = options.customerId;
+    this.#ttlMs = options.ttlMs;
+    this.#clock = options.clock;
+    this.#health = options.health;
+    this.#onChange = options.onChange;
+    this.#state = { customerId: options.customerId, entitled: null };
+  }
+
+  state(): EntitlementState {
+    return this.#state;
+  }
+
+  /** Resolves when the customer is entitled now; otherwise throws an error whose kind says why. */
+  async require(): Promise<void> {
+    if (entitlementIsFresh(this.#lastPositiveAt, this.#clock(), this.#ttlMs)) return;
+    const state = await this.check();
+    if (state.entitled === true) return;
+    // A refused token, an unknown customer or an unreachable API keeps its own kind (exit code).
+    if (this.#lastError !== undefined) throw this.#lastError;
+    throw new PanicPairError(
+      'not-entitled',
+      `customer ${this.#customerId} holds no active subscription; nothing was linked`,
+    );
+  }
+
+  /** Asks the API now (sharing a check already under way); never throws. */
+  check(): Promise<EntitlementState> {
+    this.#inFlight ??= this.#ask().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+
+  async #ask(): Promise<EntitlementState> {
+    const checkedAt = this.#clock();
+    let next: EntitlementState;
+    try {
+      const subscriptions = await this.#api.listSubscriptions(this.#customerId);
+      this.#health.succeeded();
+      const entitled = isEntitled(this.#customerId, subscriptions);
+      this.#lastPositiveAt = entitled ? checkedAt : undefined;
+      this.#lastError = undefined;
+      next = { customerId: this.#customerId, entitled, checkedAt: new Date(checkedAt).toISOString() };
+    } catch (error) {
+      this.#health.failed(error);
+      this.#lastPositiveAt = undefined;
+      this.#lastError = error;
+      const message = error instanceof Error ? error.message : String(error);
+      // A 404 is an answer (the customer is unknown: not entitled); anything else leaves it unknown.
+      const answered = error instanceof PanicPairError && error.kind === 'customer-not-found';
+      next = {
+        customerId: this.#customerId,
+        entitled: answered ? false : null,
+        checkedAt: new Date(checkedAt).toISOString(),
+        error: message,
+      };
+    }
+    this.#state = next;
+    this.#onChange(next);
+    return next;
+  }
+}

@@ -1,0 +1,134 @@
+import type { PanicApi } from '../api/types.js';
+import type { Counters } from '../daemon/counters.js';
+import { errorKindOf, messageOf, PanicPairError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { DeviceRecord } from '../store/record.js';
+import type { ApiHealth } from './api-health.js';
+import { linkedRecord, linkingRecord, unlinkedRecord } from './decisions.js';
+import type { EntitlementGate } from './entitlement-gate.js';
+import type { Slots } from './slots.js';
+import type { LinkOutcome, PairStep } from './types.js';
+
+/** The part of the pairing store the engine uses. */
+export interface DeviceStore {
+  get(deviceId: string): DeviceRecord | undefined;
+  all(): DeviceRecord[];
+  put(record: DeviceRecord): Promise<void>;
+  remove(deviceId: string): Promise<boolean>;
+}
+
+export interface LinkJobContext {
+  customerId: number;
+  defaultDeviceTypeId: number | undefined;
+  api: PanicApi;
+  store: DeviceStore;
+  gate: EntitlementGate;
+  health: ApiHealth;
+  slots: Slots;
+  clock: () => number;
+  counters: Counters;
+  logger: Logger;
+  /** Every durable state change, for the retained MQTT state and the logs. */
+  changed(record: DeviceRecord): void;
+  /** The API linked the device but the store could not say so: the engine keeps it in memory. */
+  unsaved(record: DeviceRecord): void;
+}
+
+export interface LinkTarget {
+  deviceId: string;
+  source: string;
+  deviceTypeId: number | undefined;
+}
+
+/**
+ * One link, start to end: entitlement, `linking` written durably, the POST, the outcome written.
+ * CONTRACT.md section 8: when `linking` cannot be written, no request goes out.
+ */
+export async function runLinkJob(
+  context: LinkJobContext,
+  target: LinkTarget,
+  step: (step: PairStep) => void,
+): Promise<LinkOutcome> {
+  const { deviceId } = target;
+  try {
+    step('checking');
+    await context.gate.require();
+  } catch (error) {
+    return failure(deviceId, error);
+  }
+
+  const release = await context.slots.acquire();
+  let linking: DeviceRecord;
+  try {
+    const existing = context.store.get(deviceId);
+    if (existing?.state === 'linked') {
+      release();
+      return { ok: true, record: existing, alreadyLinked: true };
+    }
+    linking = linkingRecord({
+      deviceId,
+      customerId: context.customerId,
+      source: target.source,
+      deviceTypeId: target.deviceTypeId ?? existing?.deviceTypeId ?? context.defaultDeviceTypeId,
+      now: context.clock(),
+    });
+    await context.store.put(linking);
+  } catch (error) {
+    release();
+    context.logger.error({ deviceId, err: messageOf(error) }, 'not linking: the linking record could not be written');
+    return failure(deviceId, error);
+  }
+  context.changed(linking);
+  step('linking');
+
+  let outcome: LinkOutcome;
+  try {
+    const request = { customerId: context.customerId, deviceId, ...optional('deviceTypeId', linking.deviceTypeId) };
+    const link = await context.api.linkDevice(request);
+    release();
+    context.health.succeeded();
+    context.counters.links++;
+    const linked = linkedRecord(linking, link, context.clock());
+    outcome = await persistLinked(context, linked);
+  } catch (error) {
+    release();
+    context.health.failed(error);
+    const kind = errorKindOf(error);
+    const record = unlinkedRecord(linking, kind, messageOf(error), context.clock());
+    await context.store.put(record).then(
+      () => context.changed(record),
+      (storeError: unknown) =>
+        context.logger.error({ deviceId, err: messageOf(storeError) }, 'the failed link could not be recorded'),
+    );
+    outcome = { ok: false, deviceId, kind, message: messageOf(error), record };
+  }
+  if (outcome.ok) step('linked');
+  return outcome;
+}
+
+async function persistLinked(context: LinkJobContext, linked: DeviceRecord): Promise<LinkOutcome> {
+  try {
+    await context.store.put(linked);
+  } catch (error) {
+    context.unsaved(linked);
+    context.changed(linked);
+    return {
+      ok: false,
+      deviceId: linked.deviceId,
+      kind: 'store',
+      message: `the API linked ${linked.deviceId} (link ${linked.linkId}) but the store could not record it: ${messageOf(error)}; it will be written again`,
+      record: linked,
+    };
+  }
+  context.changed(linked);
+  return { ok: true, record: linked, alreadyLinked: false };
+}
+
+function failure(deviceId: string, error: unknown): LinkOutcome {
+  const kind = error instanceof PanicPairError ? error.kind : 'failure';
+  return { ok: false, deviceId, kind, message: messageOf(error) };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}

@@ -1,0 +1,48 @@
+import type { DeviceRecord } from '../store/record.js';
+import type { ErrorKind } from '../errors.js';
+
+// The steps an installer sees while `pair` runs, in order.
+export type PairStep = 'waiting' | 'checking' | 'linking' | 'linked';
+
+export interface PairProgress {
+  deviceId: string;
+  step: PairStep;
+  /** The hub's customer, whose subscription is checked. */
+  customerId?: number;
+  /** Where the button was heard, once it was. */
+  source?: string;
+  rssi?: number;
+}
+
+/** How a link job ended. `kind` is set when it did not end linked. */
+export type LinkOutcome =
+  | { ok: true; record: DeviceRecord; alreadyLinked: boolean }
+  | { ok: false; deviceId: string; kind: ErrorKind; message: string; record?: DeviceRecord };
+
+export interface WindowReport {
+  openedAt: string;
+  closedAt: string;
+  outcomes: LinkOutcome[];
+}
+
+/** One button heard recently, as `scan` lists it. */
+export interface ScanEntry {
+  deviceId: string;
+  source: string;
+  /** Smoothed over recent reports, dBm. */
+  rssi?: number;
+  lastSeen: string;
+  deviceTypeId?: number;
+  /** The store's state for it, when it has one. */
+  state?: DeviceRecord['state'];
+}
+
+export interface EntitlementState {
+  customerId: number;
+  entitled: boolean | null;
+  checkedAt?: string;
+  /** Why the last check failed, when it did. */
+  error?: string;
+}
+
+export type TokenState = 'unknown' | 'accepted' | 'refused' | 'missing';

@@ -1,0 +1,75 @@
+import type { LinkOutcome, WindowReport } from './types.js';
+
+interface Window {
+  until: number;
+  openedAt: number;
+  jobs: Array<Promise<unknown>>;
+  outcomes: LinkOutcome[];
+  onOutcome(outcome: LinkOutcome): void;
+  close(): void;
+}
+
+// Open pairing windows (`pair --window S`). Each window reports the links started while it was
+// open; a link started inside a window is seen through even when the window closes meanwhile.
+export class PairingWindows {
+  readonly #clock: () => number;
+  readonly #open = new Set<Window>();
+  /** The latest `until` of the open windows: the hot path compares one number. */
+  #openUntil = 0;
+
+  constructor(clock: () => number) {
+    this.#clock = clock;
+  }
+
+  isOpen(now: number): boolean {
+    return now < this.#openUntil;
+  }
+
+  openUntil(now: number): number | undefined {
+    return this.isOpen(now) ? this.#openUntil : undefined;
+  }
+
+  /** Hands a link job started by a sighting to every window open now. */
+  adopt(job: Promise<LinkOutcome>, now: number): void {
+    for (const window of this.#open) {
+      if (now >= window.until) continue;
+      window.jobs.push(
+        job.then((outcome) => {
+          window.outcomes.push(outcome);
+          window.onOutcome(outcome);
+        }),
+      );
+    }
+  }
+
+  async open(durationMs: number, options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void }): Promise<WindowReport> {
+    const openedAt = this.#clock();
+    let close!: () => void;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    const window: Window = { until: openedAt + durationMs, openedAt, jobs: [], outcomes: [], onOutcome: options.onOutcome, close };
+    this.#open.add(window);
+    this.#recompute();
+    const timer = setTimeout(close, durationMs);
+    const onAbort = (): void => close();
+    options.signal.addEventListener('abort', onAbort, { once: true });
+    await closed;
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+    this.#open.delete(window);
+    this.#recompute();
+    const closedAt = this.#clock();
+    // Jobs adopted after this point are impossible: the window is out of the set.
+    await Promise.allSettled(window.jobs);
+    return { openedAt: new Date(openedAt).toISOString(), closedAt: new Date(closedAt).toISOString(), outcomes: window.outcomes };
+  }
+
+  closeAll(): void {
+    for (const window of this.#open) window.close();
+  }
+
+  #recompute(): void {
+    let until = 0;
+    for (const window of this.#open) until = Math.max(until, window.until);
+    this.#openUntil = until;
+  }
+}

@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PanicPairError } from '../errors.js';
+import type { FaultPlan } from './faults.js';
+import { readBody, sendJson } from './http-io.js';
+import type { StatsCounter } from './stats.js';
+
+// Test controls under /__simulator/: not part of panic-api v2, no token needed. They exist so a
+// test in another process (the CLI's, the daemon's) can bend the simulator and read what it saw.
+//
+//   GET  /__simulator/stats    counts (see SimulatorStats)
+//   GET  /__simulator/faults   the faults in force
+//   POST /__simulator/faults   replace every fault with the JSON body (see Faults)
+//   POST /__simulator/reset    clear stats and faults
+
+export const CONTROL_PREFIX = '/__simulator/';
+
+export interface ControlState {
+  faults: FaultPlan;
+  stats: StatsCounter;
+  reset(): void;
+}
+
+const ROUTES: Record<string, string> = { stats: 'GET', faults: 'GET, POST', reset: 'POST' };
+
+export async function answerControl(request: IncomingMessage, response: ServerResponse, path: string, state: ControlState): Promise<void> {
+  const name = path.slice(CONTROL_PREFIX.length);
+  const allowed = ROUTES[name];
+  if (allowed === undefined) return sendJson(response, 404, { message: `no simulator control at ${path}` });
+  const method = request.method ?? 'GET';
+  if (!allowed.split(', ').includes(method)) return sendJson(response, 405, { message: `use ${allowed}` }, { allow: allowed });
+
+  if (method === 'GET') {
+    return sendJson(response, 200, name === 'stats' ? state.stats.snapshot() : state.faults.snapshot());
+  }
+  if (name === 'reset') {
+    await readBody(request);
+    state.reset();
+    return sendJson(response, 200, { reset: true });
+  }
+  const text = await readBody(request);
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    return sendJson(response, 400, { message: 'faults must be a JSON object' });
+  }
+  try {
+    state.faults.set(value as Parameters<FaultPlan['set']>[0]);
+  } catch (error) {
+    if (error instanceof PanicPairError) return sendJson(response, 400, { message: error.message });
+    throw error;
+  }
+  sendJson(response, 200, state.faults.snapshot());
+}

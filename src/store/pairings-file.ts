@@ -1,0 +1,106 @@
+// Reading and encoding `pairings.json`. A file that cannot be read, parsed or validated is refused
+// with the reason and left exactly as it is: the installer decides what happens to it.
+import { readFile, stat } from 'node:fs/promises';
+import type { z } from 'zod';
+import { PanicPairError } from '../errors.js';
+import { describeFsError, errnoCode } from './fs-error-words.js';
+import { describeJsonPosition, jsonErrorPosition } from './json-error-position.js';
+import type { DeviceRecord } from './record.js';
+import { pairingsFileSchema, STORE_SCHEMA_VERSION } from './schema.js';
+
+export const PAIRINGS_FILE = 'pairings.json';
+
+const ADVICE = 'it was left as it is. Move it aside to start with an empty store, or restore a backup';
+
+/** The records of the file, or none when it does not exist yet. */
+export async function readPairingsFile(file: string): Promise<DeviceRecord[]> {
+  const bytes = await readBytes(file);
+  if (bytes === null) return [];
+  let text: string;
+  try {
+    // Fatal decoding: a replacement character would quietly change a deviceId.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw refused(file, 'is not valid UTF-8 text');
+  }
+  if (text.trim() === '') throw refused(file, 'is empty');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw refused(file, `is not valid JSON ${jsonErrorPlace(error, text)}`);
+  }
+  const version = schemaVersionOf(value);
+  if (typeof version === 'number' && version !== STORE_SCHEMA_VERSION) {
+    throw new PanicPairError(
+      'store',
+      `${file} has schemaVersion ${version}, which this panic-pair does not read (it reads ${STORE_SCHEMA_VERSION}); ` +
+        `${ADVICE}, or run the panic-pair version that wrote it`,
+    );
+  }
+  const parsed = pairingsFileSchema.safeParse(value);
+  if (!parsed.success) throw refused(file, `does not match the store schema (${summarizeIssues(parsed.error)})`);
+  return parsed.data.devices;
+}
+
+/** Fixed key order and no undefined keys, so equal records encode to equal bytes. Frozen: the
+ * store hands these out, and a caller's edit must not change what is believed to be on disk. */
+export function canonicalRecord(record: DeviceRecord): Readonly<DeviceRecord> {
+  return Object.freeze({
+    deviceId: record.deviceId,
+    state: record.state,
+    customerId: record.customerId,
+    source: record.source,
+    ...(record.deviceTypeId !== undefined ? { deviceTypeId: record.deviceTypeId } : {}),
+    ...(record.linkId !== undefined ? { linkId: record.linkId } : {}),
+    ...(record.linkedAt !== undefined ? { linkedAt: record.linkedAt } : {}),
+    updatedAt: record.updatedAt,
+    ...(record.error !== undefined ? { error: record.error } : {}),
+  });
+}
+
+/** The whole file from records already encoded one by one, in deviceId order: one device a line,
+ * so the file is stable, readable and diffs well. */
+export function encodePairingsFile(encodedRecords: readonly string[]): string {
+  const devices = encodedRecords.length === 0 ? '[]' : `[\n    ${encodedRecords.join(',\n    ')}\n  ]`;
+  return `{\n  "schemaVersion": ${STORE_SCHEMA_VERSION},\n  "devices": ${devices}\n}\n`;
+}
+
+export function summarizeIssues(error: z.ZodError, shown = 3): string {
+  const parts = error.issues.slice(0, shown).map((issue) => {
+    const where = issue.path.length === 0 ? '' : `${issue.path.map(String).join('.')}: `;
+    return `${where}${issue.message}`;
+  });
+  const more = error.issues.length - shown;
+  return more > 0 ? `${parts.join('; ')}; and ${more} more` : parts.join('; ');
+}
+
+async function readBytes(file: string): Promise<Buffer | null> {
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw refused(file, 'is a directory, where the store file should be');
+    // A FIFO or device would block or stream forever; only a regular file can be the store.
+    if (!info.isFile()) throw refused(file, 'is not a regular file');
+    return await readFile(file);
+  } catch (error) {
+    if (error instanceof PanicPairError) throw error;
+    if (errnoCode(error) === 'ENOENT') return null;
+    throw new PanicPairError('store', `${file} cannot be read: ${describeFsError(error)}; ${ADVICE}`, { cause: error });
+  }
+}
+
+function refused(file: string, what: string): PanicPairError {
+  return new PanicPairError('store', `${file} ${what}; ${ADVICE}`);
+}
+
+function jsonErrorPlace(error: unknown, text: string): string {
+  const position = jsonErrorPosition(text);
+  if (position !== null) return `at ${describeJsonPosition(text, position)}`;
+  return `(${error instanceof Error ? error.message : String(error)})`;
+}
+
+function schemaVersionOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>).schemaVersion
+    : undefined;
+}

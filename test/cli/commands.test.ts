@@ -1,0 +1,163 @@
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControlServer, type ControlServer } from '../../src/control/server.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { fakeHandlers, SAMPLE_DEVICES, sampleStatus } from '../control/fake-daemon.js';
+import { assertBuilt, runCli } from './run-cli.js';
+
+// status, devices, scan and forget: the real binary against a control server run by the test.
+
+const NOBODY = 65534;
+
+let dir: string;
+let emptyDir: string;
+let server: ControlServer;
+let healthy = true;
+let devices = SAMPLE_DEVICES;
+const scanSeconds: number[] = [];
+
+const run = (...args: string[]) => runCli(args, { runtimeDir: dir });
+
+beforeAll(async () => {
+  assertBuilt();
+  dir = await mkdtemp(join(tmpdir(), 'panic-pair-cli-'));
+  emptyDir = await mkdtemp(join(tmpdir(), 'panic-pair-cli-empty-'));
+  // Traversable by others, so that an unprivileged user reaches the socket and meets its mode.
+  await chmod(dir, 0o755);
+  const handlers = fakeHandlers({
+    status: () => sampleStatus(healthy),
+    devices: () => devices,
+    scan: async (seconds, signal) => {
+      scanSeconds.push(seconds);
+      return fakeHandlers().scan(seconds, signal);
+    },
+  });
+  server = await startControlServer({ socketPath: join(dir, 'panic-pair.sock'), handlers, logger: silentLogger() });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await rm(dir, { recursive: true, force: true });
+  await rm(emptyDir, { recursive: true, force: true });
+});
+
+describe('reaching the daemon', () => {
+  it.each(['status', 'devices', 'scan', 'forget A1', 'pair A1'])('%s: exit 7 when no daemon runs', async (command) => {
+    const result = await runCli(command.split(' '), { runtimeDir: emptyDir });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(`no control socket at ${join(emptyDir, 'panic-pair.sock')}`);
+    expect(result.stderr).toContain('systemctl start panic-pair');
+  });
+
+  it('exit 7 and how to get access when an unprivileged user may not use the socket', async () => {
+    const socket = await stat(join(dir, 'panic-pair.sock'));
+    expect([socket.uid, socket.mode & 0o777]).toEqual([0, 0o660]);
+    const result = await runCli(['status'], { runtimeDir: dir, uid: NOBODY, gid: NOBODY });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(`permission denied on ${join(dir, 'panic-pair.sock')}`);
+    expect(result.stderr).toContain('usermod -aG panic-pair $USER');
+  });
+});
+
+describe('status', () => {
+  it('healthy: one line a fact, exit 0', async () => {
+    healthy = true;
+    const result = await run('status');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^daemon +running, pid 4242, up 1 h 2 min/m);
+    expect(result.stdout).toMatch(/^customer +42$/m);
+    expect(result.stdout).toMatch(/^entitlement +entitled/m);
+    expect(result.stdout).toMatch(/^MQTT +connected$/m);
+    expect(result.stdout).toMatch(/^BLE +scanning$/m);
+    expect(result.stdout).toMatch(/^health +healthy$/m);
+  });
+
+  it('degraded: the problems listed, exit 1', async () => {
+    healthy = false;
+    const result = await run('status');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^health +DEGRADED$/m);
+    expect(result.stdout).toMatch(/^problem +the API refused the token \(401\)$/m);
+    expect(result.stderr).toBe('');
+  });
+
+  it('--json prints the report, with the exit code of its health', async () => {
+    for (const state of [true, false]) {
+      healthy = state;
+      const result = await run('status', '--json');
+      expect(result.code).toBe(state ? 0 : 1);
+      const report = JSON.parse(result.stdout);
+      expect(report).toMatchObject({ customerId: 42, healthy: state, mqtt: 'connected', ble: 'scanning' });
+      expect(Object.keys(report.counters).sort()).toEqual(['announcements', 'apiErrors', 'dropped', 'links']);
+      expect('entitled' in report).toBe(true);
+    }
+  });
+});
+
+describe('devices', () => {
+  it('--json prints the array', async () => {
+    devices = SAMPLE_DEVICES;
+    const result = await run('devices', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(SAMPLE_DEVICES);
+  });
+
+  it('a table, one row a device', async () => {
+    devices = SAMPLE_DEVICES;
+    const lines = (await run('devices')).stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^DEVICE +STATE +SOURCE +LINK +LINKED\/UPDATED +ERROR$/);
+    expect(lines[1]).toMatch(/^7F3A9C +linked +ble +17 +2025-03-01T10:00:00.000Z$/);
+    expect(lines[2]).toMatch(/^B2 +rejected +mqtt +- +2025-03-01T10:05:00.000Z +the API rejected the link/);
+  });
+
+  it('an empty store says so', async () => {
+    devices = [];
+    const result = await run('devices');
+    expect(result.stdout).toBe('no devices paired yet\n');
+    expect(JSON.parse((await run('devices', '--json')).stdout)).toEqual([]);
+  });
+});
+
+describe('scan', () => {
+  it('--json prints the array strongest first, after listening 5 s by default', async () => {
+    const result = await run('scan', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).map((entry: { deviceId: string }) => entry.deviceId)).toEqual(['NEAR1', 'FAR1', 'MQ1']);
+    expect(scanSeconds.at(-1)).toBe(5);
+  });
+
+  it('a table with RSSI and paired state; --seconds reaches the daemon', async () => {
+    const result = await run('scan', '--seconds', '2');
+    expect(scanSeconds.at(-1)).toBe(2);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^DEVICE +SOURCE +RSSI +LAST SEEN +PAIRED$/);
+    expect(lines[1]).toMatch(/^NEAR1 +ble +-40 dBm +\d+ s ago +linked$/);
+    expect(lines[3]).toMatch(/^MQ1 +mqtt +- +\d+ s ago +not paired$/);
+  });
+
+  it('--seconds over a day: exit 2, the daemon not asked', async () => {
+    const before = scanSeconds.length;
+    const result = await run('scan', '--seconds', '100000');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--seconds must be at most 86400 seconds');
+    expect(scanSeconds.length).toBe(before);
+  });
+});
+
+describe('forget', () => {
+  it('a device in the store: "forgot X", exit 0', async () => {
+    expect(await run('forget', '7F3A9C')).toMatchObject({ code: 0, stdout: 'forgot 7F3A9C\n' });
+  });
+
+  it('a device not in the store: a note, still exit 0', async () => {
+    expect(await run('forget', 'ZZZ')).toMatchObject({ code: 0, stdout: 'ZZZ was not in the store\n' });
+  });
+
+  it('an invalid deviceId: exit 2', async () => {
+    const result = await run('forget', 'a b');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('A-Z a-z 0-9');
+  });
+});

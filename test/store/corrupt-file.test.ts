@@ -1,0 +1,109 @@
+// A store that cannot be read is never overwritten: open refuses, names the file and the fault,
+// and leaves every byte where it was.
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PairingStore } from '../../src/store/index.js';
+import { linkingRecord, makeStateDir } from './fixtures/sample-records.js';
+
+let dir: string;
+let file: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeStateDir());
+  file = path.join(dir, 'pairings.json');
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+const validDevice = linkingRecord('dev-1');
+const cases: Array<{ name: string; bytes: Buffer; fault: RegExp }> = [
+  { name: 'not JSON', bytes: Buffer.from('{"schemaVersion": 1, "devices": [}'), fault: /is not valid JSON at position 33 \(line 1, column 34\)/ },
+  {
+    name: 'cut short',
+    bytes: Buffer.from('{\n  "schemaVersion": 1,\n  "dev'),
+    fault: /is not valid JSON at position 30 \(line 3, column 7; it ends early\)/,
+  },
+  { name: 'empty', bytes: Buffer.alloc(0), fault: /is empty/ },
+  { name: 'not UTF-8', bytes: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), fault: /is not valid UTF-8/ },
+  {
+    name: 'wrong schema',
+    bytes: Buffer.from(JSON.stringify({ schemaVersion: 1, devices: [{ ...validDevice, state: 'paired' }] })),
+    fault: /does not match the store schema \(devices\.0\.state: /,
+  },
+  {
+    name: 'an unknown key',
+    bytes: Buffer.from(JSON.stringify({ schemaVersion: 1, devices: [{ ...validDevice, colour: 'red' }] })),
+    fault: /does not match the store schema .*colour/,
+  },
+  {
+    name: 'a device twice',
+    bytes: Buffer.from(JSON.stringify({ schemaVersion: 1, devices: [validDevice, validDevice] })),
+    fault: /deviceId dev-1 appears twice/,
+  },
+  {
+    name: 'an unknown schemaVersion',
+    bytes: Buffer.from(JSON.stringify({ schemaVersion: 2, devices: [] })),
+    fault: /has schemaVersion 2, which this panic-pair does not read \(it reads 1\)/,
+  },
+  { name: 'no schemaVersion', bytes: Buffer.from('{"devices": []}'), fault: /does not match the store schema \(schemaVersion: / },
+  { name: 'a JSON array', bytes: Buffer.from('[]'), fault: /does not match the store schema/ },
+];
+
+describe('open on a store file that cannot be used', () => {
+  for (const { name, bytes, fault } of cases) {
+    it(`refuses a file that is ${name}, naming it, and leaves its bytes unchanged`, async () => {
+      await writeFile(file, bytes);
+      const error = await PairingStore.open(dir).catch((e: unknown) => e);
+      expect(error).toMatchObject({ kind: 'store' });
+      const message = (error as Error).message;
+      expect(message).toContain(file);
+      expect(message).toMatch(fault);
+      expect(message).toMatch(/it was left as it is\. Move it aside to start with an empty store, or restore a backup/);
+      expect(await readFile(file)).toEqual(bytes);
+      // The refused open released its lock and wrote nothing else.
+      expect((await readdir(dir)).sort()).toEqual(['pairings.json']);
+    });
+  }
+
+  it('refuses a directory where the file should be', async () => {
+    await mkdir(file);
+    await writeFile(path.join(file, 'inside'), 'keep me');
+    await expect(PairingStore.open(dir)).rejects.toMatchObject({
+      kind: 'store',
+      message: expect.stringContaining(`${file} is a directory, where the store file should be`),
+    });
+    expect((await stat(file)).isDirectory()).toBe(true);
+    expect(await readFile(path.join(file, 'inside'), 'utf8')).toBe('keep me');
+  });
+
+  it('refuses a FIFO instead of blocking on it', async () => {
+    execFileSync('mkfifo', [file]);
+    await expect(PairingStore.open(dir)).rejects.toMatchObject({
+      kind: 'store',
+      message: expect.stringContaining(`${file} is not a regular file`),
+    });
+    expect((await stat(file)).isFIFO()).toBe(true);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('refuses a file it may not read (skipped as root, who may read anything)', async () => {
+    await writeFile(file, '{"schemaVersion": 1, "devices": []}');
+    await chmod(file, 0o000);
+    await expect(PairingStore.open(dir)).rejects.toMatchObject({
+      kind: 'store',
+      message: expect.stringContaining(`${file} cannot be read: permission denied (EACCES)`),
+    });
+  });
+
+  it('opens the store again once the installer has moved the bad file aside', async () => {
+    await writeFile(file, 'garbage');
+    await expect(PairingStore.open(dir)).rejects.toMatchObject({ kind: 'store' });
+    const store = await PairingStore.open(path.join(dir, 'elsewhere'));
+    await store.put(linkingRecord('fresh'));
+    await store.close();
+    expect(await readFile(file, 'utf8')).toBe('garbage');
+  });
+});

@@ -1,0 +1,228 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+// A real MQTT broker for one test file: mosquitto on 127.0.0.1 with a free port, or, where
+// mosquitto is not installed, an embedded aedes broker (and a plain notice saying so).
+
+export interface TestBroker {
+  url: string;
+  port: number;
+  kind: 'mosquitto' | 'embedded';
+  stop(): Promise<void>;
+  /** Stops the broker and starts a fresh one on the same port (retained messages are lost). */
+  restart(): Promise<void>;
+}
+
+export interface BrokerOptions {
+  /** When given, only these users (name to password) may connect; otherwise anyone may. */
+  users?: Record<string, string>;
+}
+
+const START_TIMEOUT_MS = 10_000;
+const STOP_TIMEOUT_MS = 5_000;
+const running = new Set<ChildProcess>();
+let warnedEmbedded = false;
+
+export async function startBroker(options: BrokerOptions = {}): Promise<TestBroker> {
+  // PANIC_PAIR_TEST_BROKER=embedded forces the fallback, to check it on a machine with mosquitto.
+  const forced = process.env.PANIC_PAIR_TEST_BROKER === 'embedded';
+  const mosquitto = forced ? undefined : findExecutable('mosquitto');
+  if (mosquitto !== undefined) return startMosquitto(mosquitto, options);
+  if (!warnedEmbedded) {
+    warnedEmbedded = true;
+    process.stderr.write(forced ? 'PANIC_PAIR_TEST_BROKER=embedded: the MQTT tests run against an embedded broker\n' : 'mosquitto not found: the MQTT tests run against an embedded broker\n');
+  }
+  return startEmbedded(options);
+}
+
+function findExecutable(name: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/sbin'];
+  for (const dir of dirs) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+async function startMosquitto(binary: string, options: BrokerOptions): Promise<TestBroker> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-mosquitto-'));
+  // Written at each launch, so restart() also works after stop() (a test of "broker down at start").
+  const launchOn = (port: number): Promise<ChildProcess> => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const access = options.users ? [`password_file ${writePasswordFile(dir, options.users)}`, 'allow_anonymous false'] : ['allow_anonymous true'];
+    const configFile = path.join(dir, 'mosquitto.conf');
+    // Started as root, mosquitto drops to its own user before reading the (private) password file.
+    const user = process.getuid?.() === 0 ? ['user root'] : [];
+    writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+    return launchMosquitto(binary, configFile, port);
+  };
+  let port = 0;
+  let current: ChildProcess | undefined;
+  // Another process may take the free port between probing and mosquitto binding it: try again.
+  for (let tries = 0; current === undefined; tries++) {
+    port = await freePort();
+    try {
+      current = await launchOn(port);
+    } catch (error) {
+      if (tries >= 2) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+  const stopProcess = async (): Promise<void> => {
+    if (current) await killChild(current);
+    current = undefined;
+  };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    kind: 'mosquitto',
+    async stop() {
+      await stopProcess();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async restart() {
+      await stopProcess();
+      current = await launchOn(port);
+    },
+  };
+}
+
+function writePasswordFile(dir: string, users: Record<string, string>): string {
+  const file = path.join(dir, 'passwords');
+  writeFileSync(file, Object.entries(users).map(([user, password]) => `${user}:${password}\n`).join(''), { mode: 0o600 });
+  // mosquitto only reads hashed entries; `-U` hashes the plain ones in place.
+  const hasher = findExecutable('mosquitto_passwd');
+  if (hasher === undefined) throw new Error('mosquitto_passwd not found: it comes with mosquitto and is needed for a broker with users');
+  execFileSync(hasher, ['-U', file]);
+  return file;
+}
+
+async function launchMosquitto(binary: string, configFile: string, port: number): Promise<ChildProcess> {
+  const child = spawn(binary, ['-c', configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  let output = '';
+  let exit: string | undefined;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-2_000);
+  });
+  child.once('error', (error) => {
+    exit = error.message;
+  });
+  child.once('exit', (code, signal) => {
+    running.delete(child);
+    exit = `exited with ${signal ?? code}`;
+  });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await accepts(port))) {
+    if (exit !== undefined || Date.now() > deadline) {
+      if (exit === undefined) await killChild(child);
+      throw new Error(`mosquitto did not start on 127.0.0.1:${port} (${exit ?? 'no answer in time'}): ${output.trim()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return child;
+}
+
+async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+// A test run that dies halfway must not leave brokers behind.
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+async function startEmbedded(options: BrokerOptions): Promise<TestBroker> {
+  let broker: EmbeddedBroker | undefined = await launchEmbedded(0, options);
+  const port = broker.port;
+  const stop = async (): Promise<void> => {
+    await broker?.close();
+    broker = undefined;
+  };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    kind: 'embedded',
+    stop,
+    async restart() {
+      await stop();
+      broker = await launchEmbedded(port, options);
+    },
+  };
+}
+
+interface EmbeddedBroker {
+  port: number;
+  close(): Promise<void>;
+}
+
+async function launchEmbedded(port: number, options: BrokerOptions): Promise<EmbeddedBroker> {
+  // Loaded only here: aedes is the fallback, and ESM-only.
+  const { Aedes } = await import('aedes');
+  const aedes = await Aedes.createBroker();
+  const users = options.users;
+  if (users) {
+    aedes.authenticate = (_client, username, password, done) => {
+      const known = username !== undefined && Object.hasOwn(users, username);
+      done(null, known && password?.toString() === users[username]);
+    };
+  }
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    aedes.handle(socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as net.AddressInfo;
+  return {
+    port: address.port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
