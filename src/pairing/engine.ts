@@ -1,7 +1,7 @@
 import type { PanicApi } from '../api/types.js';
 import type { Counters } from '../daemon/counters.js';
 import type { Sighting } from '../discovery/sighting.js';
-import { PanicPairError } from '../errors.js';
+import { messageOf, PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -10,7 +10,7 @@ import { EntitlementGate } from './entitlement-gate.js';
 import { runLinkJob, type DeviceStore, type LinkJobContext } from './link-job.js';
 import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
-import { Slots } from './slots.js';
+import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
 
 export interface EngineOptions {
@@ -68,20 +68,21 @@ export class PairingEngine {
       ttlMs: options.entitlementTtlMs,
       clock: this.#clock,
       health: this.health,
-      onChange: (state) => this.#entitlementListeners.forEach((listener) => listener(state)),
+      onChange: (state) => this.#notify(this.#entitlementListeners, state),
     });
     this.#context = {
       customerId: options.customerId,
+      record: (deviceId) => this.record(deviceId),
       defaultDeviceTypeId: options.defaultDeviceTypeId,
       api: options.api,
       store: options.store,
       gate: this.gate,
       health: this.health,
-      slots: new Slots(options.apiConcurrency),
+      slots: new RequestSlots(options.apiConcurrency),
       clock: this.#clock,
       counters: options.counters,
       logger: options.logger,
-      changed: (record) => this.#deviceListeners.forEach((listener) => listener(record)),
+      changed: (record) => this.#notify(this.#deviceListeners, record),
       unsaved: (record) => this.#unsaved.set(record.deviceId, record),
     };
   }
@@ -263,12 +264,14 @@ export class PairingEngine {
       for (const listener of job.listeners) listener(next);
     };
     const target = { deviceId: sighting.deviceId, source: sighting.source, deviceTypeId: sighting.deviceTypeId };
-    job.promise = runLinkJob(this.#context, target, step).then((outcome) => {
-      this.#jobs.delete(sighting.deviceId);
-      if (outcome.ok) this.#coolDown.delete(sighting.deviceId);
-      else this.#coolDown.set(sighting.deviceId, this.#clock() + FAILURE_COOL_DOWN_MS);
-      return outcome;
-    });
+    job.promise = runLinkJob(this.#context, target, step)
+      .catch((error: unknown): LinkOutcome => ({ ok: false, deviceId: target.deviceId, kind: 'failure', message: messageOf(error) }))
+      .then((outcome) => {
+        this.#jobs.delete(sighting.deviceId);
+        if (outcome.ok) this.#coolDown.delete(sighting.deviceId);
+        else this.#coolDown.set(sighting.deviceId, this.#clock() + FAILURE_COOL_DOWN_MS);
+        return outcome;
+      });
     this.#jobs.set(sighting.deviceId, job);
     return job;
   }
@@ -297,6 +300,17 @@ export class PairingEngine {
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** A listener that throws (an output failing) must never stall a link job. */
+  #notify<T>(listeners: Set<Listener<T>>, value: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch (error) {
+        this.#options.logger.error({ err: messageOf(error) }, 'a state listener failed');
+      }
+    }
   }
 
   #logAutomatic(outcome: LinkOutcome): void {

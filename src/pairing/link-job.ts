@@ -6,7 +6,7 @@ import type { DeviceRecord } from '../store/record.js';
 import type { ApiHealth } from './api-health.js';
 import { linkedRecord, linkingRecord, unlinkedRecord } from './decisions.js';
 import type { EntitlementGate } from './entitlement-gate.js';
-import type { Slots } from './slots.js';
+import type { RequestSlots } from '../api/request-slots.js';
 import type { LinkOutcome, PairStep } from './types.js';
 
 /** The part of the pairing store the engine uses. */
@@ -19,12 +19,14 @@ export interface DeviceStore {
 
 export interface LinkJobContext {
   customerId: number;
+  /** The device's record as the engine knows it: the store, with links it failed to record laid over. */
+  record(deviceId: string): DeviceRecord | undefined;
   defaultDeviceTypeId: number | undefined;
   api: PanicApi;
   store: DeviceStore;
   gate: EntitlementGate;
   health: ApiHealth;
-  slots: Slots;
+  slots: RequestSlots;
   clock: () => number;
   counters: Counters;
   logger: Logger;
@@ -60,7 +62,7 @@ export async function runLinkJob(
   const release = await context.slots.acquire();
   let linking: DeviceRecord;
   try {
-    const existing = context.store.get(deviceId);
+    const existing = context.record(deviceId);
     if (existing?.state === 'linked') {
       release();
       return { ok: true, record: existing, alreadyLinked: true };

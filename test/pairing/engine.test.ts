@@ -1,0 +1,201 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient, type ApiClient } from '../../src/api/index.js';
+import { Secret } from '../../src/config/secret.js';
+import { createCounters } from '../../src/daemon/counters.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { PairingEngine } from '../../src/pairing/engine.js';
+import type { EntitlementState, LinkOutcome } from '../../src/pairing/types.js';
+import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
+import { PairingStore } from '../../src/store/index.js';
+import { faultyFs, type Fault } from '../store/fixtures/faulty-fs.js';
+
+// The engine against the project's own simulator over real HTTP and a real store on disk.
+
+const TOKEN = 'engine-test-token';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Rig {
+  engine: PairingEngine;
+  simulator: Simulator;
+  store: PairingStore;
+  api: ApiClient;
+  dir: string;
+  entitlements: EntitlementState[];
+}
+
+async function rig(options: { seed?: Seed; autoPair?: boolean; ttlMs?: number; fault?: { current: Fault | null }; dir?: string } = {}): Promise<Rig> {
+  const simulator = await startSimulator({ port: 0, token: TOKEN, ...(options.seed ? { seed: options.seed } : {}) });
+  cleanups.push(() => simulator.close());
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'engine-'));
+  if (!options.dir) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const store = await PairingStore.open(dir, options.fault ? { fs: faultyFs(options.fault) } : {});
+  cleanups.push(() => store.close().catch(() => undefined));
+  const api = createApiClient({ baseUrl: simulator.url, token: () => new Secret(TOKEN), timeoutMs: 5000, maxInFlight: 4, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 5 } });
+  cleanups.push(() => api.close());
+  const engine = new PairingEngine({
+    customerId: 42,
+    api,
+    store,
+    hasToken: true,
+    apiConcurrency: 4,
+    entitlementTtlMs: options.ttlMs ?? 300_000,
+    minRssi: -70,
+    autoPair: options.autoPair ?? false,
+    counters: createCounters(),
+    logger: silentLogger(),
+  });
+  const entitlements: EntitlementState[] = [];
+  engine.onEntitlement((state) => entitlements.push(state));
+  return { engine, simulator, store, api, dir, entitlements };
+}
+
+const pairNow = (engine: PairingEngine, deviceId: string, timeoutMs = 10_000): Promise<LinkOutcome> =>
+  engine.pair(deviceId, { timeoutMs, signal: new AbortController().signal, onProgress: () => {} });
+
+const seen = (deviceId: string, extra: { source?: string; rssi?: number } = {}) => ({ deviceId, source: 'mqtt', at: Date.now(), ...extra });
+
+describe('PairingEngine', () => {
+  it('writes the linking record durably before the POST goes out', async () => {
+    const { engine, simulator, store } = await rig();
+    simulator.setFaults({ latencyMs: 0, queue: [{ type: 'delay', route: 'link', ms: 400 }] });
+    engine.sighting(seen('A1'));
+    const outcome = pairNow(engine, 'A1');
+    // While the POST is held by the simulator, the file on disk already says `linking`.
+    await expect.poll(() => readFileSync(store.file, 'utf8')).toContain('"linking"');
+    expect(simulator.stats().postsByDevice.A1).toBe(1);
+    await expect(outcome).resolves.toMatchObject({ ok: true, record: { state: 'linked', linkId: expect.any(Number) } });
+    expect(JSON.parse(readFileSync(store.file, 'utf8')).devices[0]).toMatchObject({ deviceId: 'A1', state: 'linked' });
+  });
+
+  it('sends no request when the linking record cannot be written', async () => {
+    const fault = { current: null as Fault | null };
+    const { engine, simulator, store } = await rig({ fault });
+    await engine.gate.check();
+    fault.current = { step: 'sync-temp', code: 'ENOSPC' };
+    engine.sighting(seen('B1'));
+    const outcome = await pairNow(engine, 'B1');
+    expect(outcome).toMatchObject({ ok: false, kind: 'store' });
+    expect(simulator.stats().postsByDevice.B1).toBeUndefined();
+    expect(store.health().ok).toBe(false);
+    fault.current = null;
+    await expect(pairNow(engine, 'B1')).resolves.toMatchObject({ ok: true });
+  });
+
+  it('makes one GET and one POST a device for a burst of concurrent requests', async () => {
+    const { engine, simulator } = await rig();
+    const ids = Array.from({ length: 40 }, (_, i) => `D${i}`);
+    for (const id of ids) engine.sighting(seen(id));
+    const outcomes = await Promise.all([...ids, ...ids].map((id) => pairNow(engine, id)));
+    expect(outcomes.every((outcome) => outcome.ok)).toBe(true);
+    const stats = simulator.stats();
+    expect(stats.subscriptionGets).toBe(1);
+    expect(ids.every((id) => stats.postsByDevice[id] === 1)).toBe(true);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(4);
+  });
+
+  it('never posts a linked device again', async () => {
+    const { engine, simulator } = await rig();
+    engine.sighting(seen('C1'));
+    await pairNow(engine, 'C1');
+    await expect(pairNow(engine, 'C1')).resolves.toMatchObject({ ok: true, alreadyLinked: true });
+    expect(simulator.stats().postsByDevice.C1).toBe(1);
+  });
+
+  it('asks again after a negative entitlement answer, and posts nothing meanwhile', async () => {
+    const seed: Seed = { customers: [{ id: 42, subscriptions: [{ id: 1, subscriptionTypeId: 1, status: 'cancelled', dependantCustomerIds: [] }] }] };
+    const { engine, simulator, entitlements } = await rig({ seed });
+    engine.sighting(seen('E1'));
+    await expect(pairNow(engine, 'E1')).resolves.toMatchObject({ ok: false, kind: 'not-entitled' });
+    await expect(pairNow(engine, 'E1')).resolves.toMatchObject({ ok: false, kind: 'not-entitled' });
+    expect(simulator.stats().subscriptionGets).toBe(2);
+    expect(simulator.stats().requests.link).toBe(0);
+    expect(entitlements.at(-1)).toMatchObject({ customerId: 42, entitled: false });
+  });
+
+  it('reports an unknown customer as its own kind', async () => {
+    const { engine } = await rig({ seed: { customers: [{ id: 7, subscriptions: [] }] } });
+    engine.sighting(seen('F1'));
+    await expect(pairNow(engine, 'F1')).resolves.toMatchObject({ ok: false, kind: 'customer-not-found' });
+  });
+
+  it('times out when the button is not seen', async () => {
+    const { engine } = await rig();
+    await expect(pairNow(engine, 'G1', 200)).resolves.toMatchObject({ ok: false, kind: 'timeout' });
+  });
+
+  it('pairs a button seen only after the request', async () => {
+    const { engine } = await rig();
+    const steps: string[] = [];
+    const outcome = engine.pair('H1', { timeoutMs: 10_000, signal: new AbortController().signal, onProgress: (p) => steps.push(p.step) });
+    await expect.poll(() => steps).toContain('waiting');
+    engine.sighting(seen('H1'));
+    await expect(outcome).resolves.toMatchObject({ ok: true });
+    expect(steps).toEqual(['waiting', 'checking', 'linking', 'linked']);
+  });
+
+  it('links nothing that was only seen, without a request', async () => {
+    const { engine, simulator } = await rig();
+    engine.sighting(seen('S1'));
+    const entries = await engine.scan(0.01, new AbortController().signal);
+    expect(entries.map((entry) => entry.deviceId)).toContain('S1');
+    expect(simulator.stats().requests.link).toBe(0);
+    expect(engine.devices()).toEqual([]);
+  });
+
+  it('in a window, links strong buttons only, and nothing after it closes', async () => {
+    const { engine, simulator } = await rig();
+    const reported: string[] = [];
+    let closeWindow!: () => void;
+    const controller = new AbortController();
+    closeWindow = () => controller.abort();
+    const window = engine.openWindow(60, { signal: controller.signal, onOutcome: (o) => reported.push(o.ok ? o.record.deviceId : o.deviceId) });
+    engine.sighting(seen('W1', { source: 'ble', rssi: -50 }));
+    engine.sighting(seen('W2', { source: 'ble', rssi: -90 }));
+    engine.sighting(seen('W3'));
+    await expect.poll(() => reported.length).toBe(2);
+    closeWindow();
+    const report = await window;
+    expect(report.outcomes.map((o) => (o.ok ? o.record.deviceId : o.deviceId)).sort()).toEqual(['W1', 'W3']);
+    engine.sighting(seen('W4', { source: 'ble', rssi: -40 }));
+    await engine.gate.check();
+    expect(simulator.stats().postsByDevice.W4).toBeUndefined();
+    expect(simulator.stats().postsByDevice.W2).toBeUndefined();
+  });
+
+  it('auto-pairs every strong button when configured', async () => {
+    const { engine } = await rig({ autoPair: true });
+    const linked: string[] = [];
+    engine.onDevice((record) => record.state === 'linked' && linked.push(record.deviceId));
+    engine.sighting(seen('AUTO1', { source: 'ble', rssi: -40 }));
+    await expect.poll(() => linked).toEqual(['AUTO1']);
+  });
+
+  it('records a 400 as rejected with the API message, and a reply naming another device as failed', async () => {
+    const { engine, simulator } = await rig();
+    simulator.setFaults({ rejectDeviceIds: ['R1'], queue: [{ type: 'other-device', route: 'link' }] });
+    engine.sighting(seen('X1'));
+    await expect(pairNow(engine, 'X1')).resolves.toMatchObject({ ok: false, kind: 'invalid-reply', record: { state: 'failed' } });
+    engine.sighting(seen('R1'));
+    const rejected = await pairNow(engine, 'R1');
+    expect(rejected).toMatchObject({ ok: false, kind: 'rejected', record: { state: 'rejected' } });
+    expect(rejected.ok ? '' : rejected.message).toContain('R1');
+  });
+
+  it('finishes a linking record left by a crash', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'engine-recover-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await PairingStore.open(dir);
+    await first.put({ deviceId: 'K1', state: 'linking', customerId: 42, source: 'mqtt', updatedAt: new Date().toISOString() });
+    await first.close();
+    const { engine, simulator } = await rig({ dir });
+    const outcomes = await engine.recover();
+    expect(outcomes).toMatchObject([{ ok: true, record: { deviceId: 'K1', state: 'linked' } }]);
+    expect(simulator.stats().postsByDevice.K1).toBe(1);
+  });
+});
