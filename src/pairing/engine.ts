@@ -1,7 +1,8 @@
 import type { PanicApi } from '../api/types.js';
 import type { Counters } from '../daemon/counters.js';
 import type { Sighting } from '../discovery/sighting.js';
-import { messageOf, PanicPairError } from '../errors.js';
+import { retryDelay, type RetryPolicy } from '../api/retry-delay.js';
+import { messageOf, PanicPairError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -12,6 +13,10 @@ import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
 import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
+
+/** Background retries of links that failed for a passing reason: 15 s doubling to 5 min, jittered. */
+const BACKGROUND_RETRY: RetryPolicy = { limit: Number.POSITIVE_INFINITY, baseDelayMs: 15_000, maxDelayMs: 300_000, maxRetryAfterMs: 300_000 };
+const RETRIED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['transient', 'store']);
 
 export interface EngineOptions {
   customerId: number;
@@ -26,6 +31,8 @@ export interface EngineOptions {
   counters: Counters;
   logger: Logger;
   clock?: () => number;
+  /** How failed links are tried again in the background; tests shorten it. */
+  backgroundRetry?: RetryPolicy;
   /** A sighting this recent lets `pair <id>` start at once. */
   recentSightingMs?: number;
 }
@@ -47,6 +54,8 @@ export class PairingEngine {
   readonly #jobs = new Map<string, Job>();
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
   readonly #coolDown = new Map<string, number>();
+  /** Links that failed for a passing reason (API down, disk full), tried again in the background. */
+  readonly #retries = new Map<string, { attempt: number; timer: NodeJS.Timeout | undefined }>();
   /** Linked by the API but not yet durably recorded (the store failed); never posted again. */
   readonly #unsaved = new Map<string, DeviceRecord>();
   readonly #windows: PairingWindows;
@@ -178,6 +187,7 @@ export class PairingEngine {
     }
     this.#unsaved.delete(deviceId);
     this.#coolDown.delete(deviceId);
+    this.#cancelRetry(deviceId);
     return { removed: await this.#options.store.remove(deviceId) };
   }
 
@@ -250,6 +260,7 @@ export class PairingEngine {
   async drain(timeoutMs: number): Promise<boolean> {
     this.#closing = true;
     this.#windows.closeAll();
+    for (const deviceId of [...this.#retries.keys()]) this.#cancelRetry(deviceId);
     const settled = Promise.allSettled([...this.#jobs.values()].map((job) => job.promise)).then(() => true);
     const bound = new Promise<boolean>((resolve) => setTimeout(resolve, timeoutMs, false).unref());
     return Promise.race([settled, bound]);
@@ -270,10 +281,46 @@ export class PairingEngine {
         this.#jobs.delete(sighting.deviceId);
         if (outcome.ok) this.#coolDown.delete(sighting.deviceId);
         else this.#coolDown.set(sighting.deviceId, this.#clock() + FAILURE_COOL_DOWN_MS);
+        this.#scheduleRetry(target, outcome);
         return outcome;
       });
     this.#jobs.set(sighting.deviceId, job);
     return job;
+  }
+
+  /**
+   * A link asked for but failed for a passing reason (the API unreachable, the disk full) is not
+   * dropped: it is tried again with capped backoff until it succeeds or fails for good, so pending
+   * pairings complete once the fault clears. Any other outcome ends the retries.
+   */
+  #scheduleRetry(target: { deviceId: string; source: string; deviceTypeId?: number | undefined }, outcome: LinkOutcome): void {
+    const { deviceId } = target;
+    if (outcome.ok || !RETRIED_KINDS.has(outcome.kind) || this.#closing) {
+      this.#cancelRetry(deviceId);
+      return;
+    }
+    const attempt = (this.#retries.get(deviceId)?.attempt ?? 0) + 1;
+    const delay = retryDelay({ retry: attempt, now: this.#clock(), random: Math.random, policy: this.#options.backgroundRetry ?? BACKGROUND_RETRY });
+    const timer = setTimeout(() => {
+      const entry = this.#retries.get(deviceId);
+      if (entry) entry.timer = undefined;
+      if (this.#closing || this.#jobs.has(deviceId) || this.record(deviceId)?.state === 'linked') return;
+      this.#options.logger.info({ deviceId, attempt }, 'trying a failed link again');
+      void this.#start({ deviceId, source: target.source, deviceTypeId: target.deviceTypeId, at: this.#clock() }).promise.then((o) => this.#logAutomatic(o));
+    }, delay);
+    timer.unref();
+    this.#retries.set(deviceId, { attempt, timer });
+  }
+
+  #cancelRetry(deviceId: string): void {
+    const entry = this.#retries.get(deviceId);
+    if (entry?.timer) clearTimeout(entry.timer);
+    this.#retries.delete(deviceId);
+  }
+
+  /** Links waiting for a background retry. */
+  get pendingRetries(): number {
+    return this.#retries.size;
   }
 
   #recentSighting(deviceId: string): Sighting | undefined {
@@ -290,7 +337,8 @@ export class PairingEngine {
       const onAbort = (): void => {
         waiters.delete(resolveAndClean);
         if (waiters.size === 0 && this.#waiters.get(deviceId) === waiters) this.#waiters.delete(deviceId);
-        reject(signal.reason instanceof PanicPairError ? signal.reason : timedOut(deviceId, `button ${deviceId} was not seen`));
+        // The time-out's own reason says only "not linked"; say which step ran out of time.
+        reject(reasonOf(signal, () => timedOut(deviceId, `button ${deviceId} was not seen`)));
       };
       const resolveAndClean = (sighting: Sighting): void => {
         signal.removeEventListener('abort', onAbort);

@@ -141,6 +141,17 @@ describe('connectMqtt without a broker', () => {
     await waitFor(() => watcher.messages[0], { what: 'the queued retained message' });
     expect(watcher.messages[0]).toMatchObject({ payload: '{"queued":true}', retain: true });
   });
+
+  it('closes promptly while the broker is still away', async () => {
+    const broker = await startBroker();
+    await broker.stop();
+    const connection = connect({ url: broker.url, prefix: 'gone', closeTimeoutMs: 60_000 });
+    await waitFor(() => connection.state() === 'disconnected', { what: 'the failed first attempt' });
+    const closing = connection.close();
+    // Without a broker there is no goodbye to wait for: close() must not sit out its time bound.
+    await waitFor(async () => (await Promise.race([closing.then(() => true), Promise.resolve(false)])) || undefined, { what: 'close()' , timeoutMs: 2_000 });
+    expect(connection.state()).toBe('disconnected');
+  });
 });
 
 describe('connectMqtt with a password', () => {

@@ -199,3 +199,30 @@ describe('PairingEngine', () => {
     expect(simulator.stats().postsByDevice.K1).toBe(1);
   });
 });
+
+describe('PairingEngine background retries', () => {
+  it('completes a pairing that failed while the API was unreachable, once it is back', async () => {
+    const simulator = await startSimulator({ port: 0, token: TOKEN });
+    cleanups.push(() => simulator.close());
+    const dir = mkdtempSync(path.join(tmpdir(), 'engine-retry-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const store = await PairingStore.open(dir);
+    cleanups.push(() => store.close().catch(() => undefined));
+    const api = createApiClient({ baseUrl: simulator.url, token: () => new Secret(TOKEN), timeoutMs: 2000, maxInFlight: 4, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 2 } });
+    cleanups.push(() => api.close());
+    const engine = new PairingEngine({
+      customerId: 42, api, store, hasToken: true, apiConcurrency: 4, entitlementTtlMs: 300_000, minRssi: -70, autoPair: false,
+      counters: createCounters(), logger: silentLogger(),
+      backgroundRetry: { limit: Number.POSITIVE_INFINITY, baseDelayMs: 50, maxDelayMs: 100, maxRetryAfterMs: 100 },
+    });
+    await engine.gate.check();
+    // The API drops every link request (both attempts of the first try, and a few more).
+    simulator.setFaults({ queue: [{ type: 'drop', route: 'link', count: 4 }] });
+    engine.sighting(seen('P1'));
+    await expect(pairNow(engine, 'P1')).resolves.toMatchObject({ ok: false, kind: 'transient', record: { state: 'failed' } });
+    expect(engine.pendingRetries).toBe(1);
+    await expect.poll(() => engine.record('P1')?.state, { timeout: 10_000 }).toBe('linked');
+    expect(engine.pendingRetries).toBe(0);
+    expect(simulator.stats().links).toBe(1);
+  });
+});
