@@ -115,7 +115,8 @@ export async function startMosquitto() {
   const config = path.join(dir, 'mosquitto.conf');
   const user = process.getuid?.() === 0 ? ['user root'] : [];
   writeFileSync(config, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', ...user, 'persistence false', 'log_dest stderr', 'log_type error', ''].join('\n'));
-  const child = startChild('mosquitto', ['-c', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // Its stderr is not shown: as root it warns at every start, which is noise here.
+  const child = startChild('mosquitto', ['-c', config], { stdio: 'ignore' });
   await until('mosquitto to accept connections', async () => {
     if (child.exitCode !== null) throw new Error(`mosquitto exited with ${child.exitCode}`);
     return accepts(port);
@@ -141,6 +142,9 @@ export async function startDaemon({ apiUrl, token, mqttUrl, prefix = 'bench', en
   const tokenFile = path.join(dir, 'api-token');
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const log = logFile ?? path.join(dir, 'daemon.log');
+  // BENCH_PROFILE=1: a CPU profile of each daemon in bench/out/ (open it in Chrome's DevTools,
+  // or summarise it with bench/lib/profile-summary.mjs).
+  if (process.env.BENCH_PROFILE) nodeArgs = ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench', 'out'), ...nodeArgs];
   const { openSync } = await import('node:fs');
   const out = openSync(log, 'a');
   const child = startChild(process.execPath, [...nodeArgs, BIN, 'run'], {
@@ -259,4 +263,62 @@ export async function runBench(name, body, { timeoutMs = 240_000 } = {}) {
 
 export function mb(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Talks to a helper child over lines: `send(line)`, and `next(word)` for its next answer starting with that word. */
+export function lineChannel(child) {
+  const waiting = [];
+  const seen = [];
+  let buffer = '';
+  let exited;
+  child.once('exit', (code) => {
+    exited = `a helper exited (${code})`;
+    for (const w of waiting.splice(0)) w.reject(new Error(`${exited} before "${w.word}"`));
+  });
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let newline;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      const index = waiting.findIndex((w) => line.startsWith(w.word));
+      if (index === -1) seen.push(line);
+      else waiting.splice(index, 1)[0].resolve(line);
+    }
+  });
+  return {
+    send: (line) => child.stdin.write(`${line}\n`),
+    next(word, timeoutMs = 120_000) {
+      const index = seen.findIndex((line) => line.startsWith(word));
+      if (index !== -1) return Promise.resolve(seen.splice(index, 1)[0]);
+      if (exited !== undefined) return Promise.reject(new Error(`${exited} before "${word}"`));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${word}" from a helper within ${timeoutMs} ms`)), timeoutMs);
+        waiting.push({ word, resolve: (line) => (clearTimeout(timer), resolve(line)), reject: (error) => (clearTimeout(timer), reject(error)) });
+      });
+    },
+  };
+}
+
+/** The raw publisher of bench/lib/publisher.mjs, connected and ready. */
+export async function startPublisher(broker) {
+  const child = startChild(process.execPath, [path.join(ROOT, 'bench', 'lib', 'publisher.mjs'), '127.0.0.1', String(broker.port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const channel = lineChannel(child);
+  await channel.next('ready', 10_000);
+  return {
+    pid: child.pid,
+    async prepare(topic, count, idPrefix) {
+      channel.send(`prepare ${topic} ${count} ${idPrefix}`);
+      await channel.next('prepared');
+    },
+    /** Sends what was prepared; resolves with the time the writes took (ms). */
+    async go() {
+      channel.send('go');
+      return Number((await channel.next('sent')).split(' ')[1]);
+    },
+    stop: () => (channel.send('quit'), stopChild(child)),
+  };
 }

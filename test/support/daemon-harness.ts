@@ -64,7 +64,7 @@ export interface DaemonHarness {
   daemonEnv(): Record<string, string>;
   /** Everything the daemon wrote on stdout and stderr, across restarts. */
   output(): string;
-  cli(args: string[], options?: CliOptions): Promise<CliResult>;
+  cli(args: string[], options?: CliOptions): RunningCli;
   /** `<command> --json`, parsed; throws with the output when stdout is not JSON. */
   cliJson<T>(args: string[]): Promise<T>;
   status(): Promise<StatusReport>;
@@ -98,19 +98,23 @@ export function assertBuilt(): void {
   if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('panic-pair is not built: run `npm run build` first');
 }
 
+/** A command still running: awaiting it gives the result; `stdout()` is what it printed so far. */
+export type RunningCli = Promise<CliResult> & { stdout(): string };
+
 /** Runs the real binary; async, so the test keeps publishing while it runs. */
-export function runBinary(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+export function runBinary(args: string[], env: Record<string, string | undefined>): RunningCli {
   const clean: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
-  return new Promise((resolve, reject) => {
+  let stdout = '';
+  let stderr = '';
+  const result = new Promise<CliResult>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return Object.assign(result, { stdout: () => stdout });
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<DaemonHarness> {
@@ -150,7 +154,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
   let child: ChildProcess | undefined;
   let exit: Promise<Exit> = Promise.resolve({ code: null, signal: null });
 
-  const cli = (args: string[], cliOptions: CliOptions = {}): Promise<CliResult> =>
+  const cli = (args: string[], cliOptions: CliOptions = {}): RunningCli =>
     runBinary(args, { PATH: env.PATH, PANIC_PAIR_CONFIG: '', PANIC_PAIR_RUNTIME_DIR: runtimeDir, ...cliOptions.env });
 
   const cliJson = async <T>(args: string[]): Promise<T> => {
