@@ -96,6 +96,17 @@ export const profileSchema = strict({
   if (profile.deviceId.from === 'nameSuffix' && profile.match.namePrefix === undefined) {
     ctx.addIssue({ code: 'custom', path: ['deviceId'], message: 'takes the name suffix, so match.namePrefix is needed' });
   }
+  // A profile is either for Zigbee joins (it takes the IEEE address) or for BLE advertisements;
+  // a match field of the other kind could never hold, and the profile would silently match nothing.
+  const { namePrefix, serviceUuid, companyId: company, zigbeeModel, zigbeeVendor } = profile.match;
+  const zigbee = zigbeeModel !== undefined || zigbeeVendor !== undefined;
+  const ble = namePrefix !== undefined || serviceUuid !== undefined || company !== undefined;
+  if (profile.deviceId.from === 'ieeeAddress' && (ble || !zigbee)) {
+    ctx.addIssue({ code: 'custom', path: ['match'], message: 'takes a Zigbee IEEE address, so it matches by zigbeeModel or zigbeeVendor only (no namePrefix, serviceUuid or companyId)' });
+  }
+  if (profile.deviceId.from !== 'ieeeAddress' && zigbee) {
+    ctx.addIssue({ code: 'custom', path: ['match'], message: 'zigbeeModel and zigbeeVendor apply only to a profile whose deviceId is {"from": "ieeeAddress"}' });
+  }
 });
 
 export const profilesSchema = z

@@ -1,3 +1,4 @@
+import type { HciSocket } from '../discovery/noble-loader.js';
 import type { StatusReport } from './status-report.js';
 
 export interface BleState {
@@ -5,27 +6,42 @@ export interface BleState {
   reason?: string;
 }
 
-/**
- * Whether the hub's own radio can be used. noble is native and binds the HCI socket when it is
- * loaded, so it is loaded only here, lazily; on a machine without Bluetooth the load itself fails.
- */
-export async function probeBle(hciDevice: number): Promise<BleState> {
-  process.env.NOBLE_HCI_DEVICE_ID ??= String(hciDevice);
-  try {
-    await import('@abandonware/noble');
-  } catch (error) {
-    return { state: 'unavailable', reason: describeBleError(error) };
-  }
-  return { state: 'unavailable', reason: 'scanning with the hub\'s own radio is not enabled in this build' };
-}
+const PROBE_TIMEOUT_MS = 5_000;
 
-function describeBleError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'EAFNOSUPPORT' || message.includes('EAFNOSUPPORT')) return 'unsupported: this kernel has no Bluetooth (AF_BLUETOOTH refused)';
-  if (code === 'EPERM' || code === 'EACCES' || /EPERM|EACCES/.test(message)) {
-    return 'unauthorized: grant CAP_NET_RAW and CAP_NET_ADMIN (the systemd unit does), or run as root';
+/**
+ * Whether the hub's own radio can be used, for `check`: noble is loaded (lazily: it is native and
+ * opens the HCI socket as it loads), the adapter's first state is awaited, and noble is closed.
+ * `starting` means powered on and usable; otherwise the state and the reason, as `status` says it.
+ */
+export async function probeBle(hciDevice: number, options: { socket?: HciSocket; timeoutMs?: number } = {}): Promise<BleState> {
+  const adapter = `hci${hciDevice}`;
+  const { conditionOf, conditionOfOpenError } = await import('../discovery/ble.js');
+  let radio;
+  try {
+    const { loadNoble } = await import('../discovery/noble-loader.js');
+    radio = loadNoble(options.socket === undefined ? { hciDevice } : { hciDevice, socket: options.socket });
+  } catch (error) {
+    return conditionOfOpenError(error, adapter);
   }
-  if (code === 'ERR_MODULE_NOT_FOUND') return 'unsupported: the Bluetooth module (@abandonware/noble) is not installed';
-  return `unavailable: ${message}`;
+  const opened = radio;
+  return new Promise<BleState>((resolve) => {
+    const finish = (state: BleState): void => {
+      clearTimeout(timer);
+      opened.close();
+      resolve(state);
+    };
+    const timer = setTimeout(
+      () => finish({ state: 'unavailable', reason: `${adapter} reported no state within ${PROBE_TIMEOUT_MS / 1000} s` }),
+      options.timeoutMs ?? PROBE_TIMEOUT_MS,
+    );
+    opened.noble.on('stateChange', (state) => {
+      if (state === 'unknown' || state === 'resetting') return;
+      finish(conditionOf(state, adapter));
+    });
+    try {
+      opened.open();
+    } catch (error) {
+      finish(conditionOfOpenError(error, adapter));
+    }
+  });
 }

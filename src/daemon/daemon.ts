@@ -12,13 +12,16 @@ import { startMqttSide, type MqttSide } from './mqtt-side.js';
 import { buildStatus } from './status.js';
 import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
-import { probeBle, type BleState } from './ble-probe.js';
+import { startBleSide } from './ble-side.js';
 import { CONTROL_SOCKET_NAME } from '../config/locations.js';
 
 export interface RunningDaemon {
   status(): StatusReport;
-  /** SIGHUP: the token read again; the next request uses it. */
-  reload(): void;
+  /**
+   * SIGHUP: the token read again, from `next`'s source when given (a reloaded configuration);
+   * the next request uses it. Other settings need a restart.
+   */
+  reload(next?: Pick<Config, 'token'>): void;
   /** SIGTERM/SIGINT: stop new work, settle what is in flight (bounded), flush, say offline. */
   stop(): Promise<void>;
   readonly engine: PairingEngine;
@@ -35,7 +38,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   const customerId = config.customerId;
   const startedAt = new Date().toISOString();
   const counters = createCounters();
-  const tokens = new TokenHolder(config.token);
+  // Replaced, not changed, on reload: the API client asks for the current holder at each request.
+  let tokens = new TokenHolder(config.token);
 
   const store = await PairingStore.open(config.stateDir);
   if (store.lockTakeover) logger.warn({ takeover: store.lockTakeover }, 'took over a stale lock left by an earlier run');
@@ -66,8 +70,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
   engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
-  const ble: BleState = config.ble === 'off' ? { state: 'off' } : await probeBle(config.hciDevice);
-  if (ble.state !== 'off' && ble.reason) logger.warn({ ble: ble.state, reason: ble.reason }, 'BLE unavailable; running without it');
+  const ble = await startBleSide({ config, counters, logger, onSighting: (sighting) => engine.sighting(sighting) });
 
   const mqtt: MqttSide | undefined = config.mqtt
     ? startMqttSide({ config, engine, counters, logger })
@@ -123,10 +126,13 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     engine,
     counters,
     status,
-    reload() {
+    reload(next) {
       try {
-        tokens.reload();
+        if (next?.token !== undefined) tokens = new TokenHolder(next.token);
+        else tokens.reload();
         logger.info('configuration reloaded: the next request uses the token read now');
+        // Ask at once, so that `status` says whether the new token is accepted.
+        void engine.gate.check();
       } catch (error) {
         logger.error({ err: messageOf(error) }, 'reload failed; the token in use is kept');
       }
@@ -135,9 +141,12 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       stopping ??= (async () => {
         logger.info('shutting down');
         clearInterval(refresh);
-        await control.close().catch(() => undefined);
+        await ble.stop();
+        // Links in flight settle first, so an installer's `pair` waiting on one still hears the
+        // outcome; the engine refuses new requests meanwhile. Then the control socket closes.
         const settled = await engine.drain(SHUTDOWN_SETTLE_MS);
         if (!settled) logger.warn('requests still in flight at shutdown; they will be finished at the next start');
+        await control.close().catch(() => undefined);
         await engine.retryUnsaved();
         await mqtt?.close().catch(() => undefined);
         api.close();

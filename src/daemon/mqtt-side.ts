@@ -1,5 +1,9 @@
 import type { Config } from '../config/index.js';
 import { startAnnounceSource } from '../discovery/announce.js';
+import { startBleGatewaySource } from '../discovery/ble-gateway.js';
+import { ProfileMatcher } from '../discovery/profiles.js';
+import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
+import type { Sighting } from '../discovery/sighting.js';
 import type { Logger } from '../log/logger.js';
 import { connectMqtt } from '../mqtt/connection.js';
 import { createStatePublisher } from '../mqtt/state-publisher.js';
@@ -11,7 +15,7 @@ export interface MqttSide {
   close(): Promise<void>;
 }
 
-/** The broker connection, the announce source feeding the engine, and the retained states out. */
+/** The broker connection, the sources on it feeding the engine, and the retained states out. */
 export function startMqttSide(options: { config: Config; engine: PairingEngine; counters: Counters; logger: Logger }): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
@@ -20,12 +24,21 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
   const publisher = createStatePublisher(connection, config.mqttPrefix);
   engine.onDevice((record) => publisher.device(record));
   engine.onEntitlement((state) => publisher.entitlement(state));
-  startAnnounceSource({
-    connection,
-    prefix: config.mqttPrefix,
-    counters,
-    logger,
-    onSighting: (sighting) => engine.sighting(sighting),
-  });
-  return { state: () => connection.state(), close: () => connection.close() };
+  const onSighting = (sighting: Sighting): void => engine.sighting(sighting);
+  const sources = [startAnnounceSource({ connection, prefix: config.mqttPrefix, counters, logger, onSighting })];
+  // Adapters for what other hub software publishes, each on when its setting is given.
+  const matcher = new ProfileMatcher(config.profiles);
+  if (config.mqttBleGateways !== undefined) {
+    sources.push(startBleGatewaySource({ connection, filter: config.mqttBleGateways, matcher, counters, logger, onSighting }));
+  }
+  if (config.zigbee2mqttPrefix !== undefined) {
+    sources.push(startZigbeeSource({ connection, prefix: config.zigbee2mqttPrefix, matcher, counters, logger, onSighting }));
+  }
+  return {
+    state: () => connection.state(),
+    close: () => {
+      for (const source of sources) source.stop();
+      return connection.close();
+    },
+  };
 }

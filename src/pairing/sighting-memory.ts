@@ -21,6 +21,12 @@ export interface RememberedSighting {
 // A Map keeps insertion order, so re-inserting on each report makes the first key the oldest.
 export class SightingMemory {
   readonly #entries = new Map<string, Entry>();
+  /**
+   * Walks the keys oldest first, kept from one eviction to the next. A fresh `keys()` at each
+   * eviction would step again over every slot the deletions at the front left behind (about
+   * the capacity), which made a flood of distinct ids cost a microsecond a sighting.
+   */
+  #oldest: MapIterator<string> = this.#entries.keys();
   readonly #capacity: number;
   readonly #maxAgeMs: number;
 
@@ -40,8 +46,7 @@ export class SightingMemory {
         rssi = previous.rssi * 0.7 + rssi * 0.3;
       }
     } else if (entries.size >= this.#capacity) {
-      const oldest = entries.keys().next().value;
-      if (oldest !== undefined) entries.delete(oldest);
+      this.#evictOldest();
     }
     entries.set(sighting.deviceId, {
       deviceId: sighting.deviceId,
@@ -71,6 +76,15 @@ export class SightingMemory {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  #evictOldest(): void {
+    let next = this.#oldest.next();
+    if (next.done === true) {
+      this.#oldest = this.#entries.keys();
+      next = this.#oldest.next();
+    }
+    if (next.done !== true) this.#entries.delete(next.value);
   }
 
   #expire(now: number): void {

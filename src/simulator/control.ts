@@ -11,6 +11,7 @@ import type { StatsCounter } from './stats.js';
 //   GET  /__simulator/faults   the faults in force
 //   POST /__simulator/faults   replace every fault with the JSON body (see Faults)
 //   POST /__simulator/reset    clear stats and faults
+//   POST /__simulator/token    {"token": "..."}: accept this bearer token from now on (a rotation)
 
 export const CONTROL_PREFIX = '/__simulator/';
 
@@ -18,9 +19,11 @@ export interface ControlState {
   faults: FaultPlan;
   stats: StatsCounter;
   reset(): void;
+  /** Throws a PanicPairError('usage') for an empty token. */
+  setToken(token: string): void;
 }
 
-const ROUTES: Record<string, string> = { stats: 'GET', faults: 'GET, POST', reset: 'POST' };
+const ROUTES: Record<string, string> = { stats: 'GET', faults: 'GET, POST', reset: 'POST', token: 'POST' };
 
 export async function answerControl(request: IncomingMessage, response: ServerResponse, path: string, state: ControlState): Promise<void> {
   const name = path.slice(CONTROL_PREFIX.length);
@@ -42,9 +45,15 @@ export async function answerControl(request: IncomingMessage, response: ServerRe
   try {
     value = JSON.parse(text ?? '');
   } catch {
-    return sendJson(response, 400, { message: 'faults must be a JSON object' });
+    return sendJson(response, 400, { message: `${name} must be a JSON object` });
   }
   try {
+    if (name === 'token') {
+      const token = (value as { token?: unknown } | null)?.token;
+      state.setToken(typeof token === 'string' ? token : '');
+      // The token itself is not echoed: a simulator log may end up in a bug report.
+      return sendJson(response, 200, { rotated: true });
+    }
     state.faults.set(value as Parameters<FaultPlan['set']>[0]);
   } catch (error) {
     if (error instanceof PanicPairError) return sendJson(response, 400, { message: error.message });

@@ -45,6 +45,8 @@ export interface Simulator {
   stats(): SimulatorStats;
   /** Clears stats and faults; link ids keep increasing. */
   reset(): void;
+  /** Accepts this bearer token from now on, and no other (a rotation); throws for an empty one. */
+  setToken(token: string): void;
 }
 
 function baseAddress(address: AddressInfo): string {
@@ -56,9 +58,7 @@ function baseAddress(address: AddressInfo): string {
 }
 
 export async function startSimulator(options: SimulatorOptions): Promise<Simulator> {
-  if (typeof options.token !== 'string' || options.token.trim() === '') {
-    throw new PanicPairError('usage', 'the simulator needs a non-empty token to accept');
-  }
+  checkToken(options.token);
   const faults = new FaultPlan();
   const stats = new StatsCounter();
   const closing = new AbortController();
@@ -74,6 +74,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const reset = (): void => {
     faults.reset();
     stats.reset();
+  };
+  const setToken = (token: string): void => {
+    checkToken(token);
+    state.token = token;
   };
 
   async function answerApi(request: IncomingMessage, response: ServerResponse, path: string): Promise<Fault | undefined> {
@@ -117,7 +121,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       });
     });
     const work = path.startsWith(CONTROL_PREFIX)
-      ? answerControl(request, response, path, { faults, stats, reset })
+      ? answerControl(request, response, path, { faults, stats, reset, setToken })
       : answerApi(request, response, path).then((applied) => void (fault = applied));
     // Nothing a client sends may take the simulator down; a request that breaks it just ends.
     work.catch(() => response.destroy());
@@ -147,5 +151,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     setFaults: (next) => faults.set(next),
     stats: () => stats.snapshot(),
     reset,
+    setToken,
   };
+}
+
+function checkToken(token: unknown): asserts token is string {
+  if (typeof token !== 'string' || token.trim() === '') {
+    throw new PanicPairError('usage', 'the simulator needs a non-empty token to accept');
+  }
 }

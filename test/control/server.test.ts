@@ -101,7 +101,7 @@ describe('control server and client', () => {
     const linked = { ok: true as const, record: linkedRecord('A1', 5), alreadyLinked: false };
     await serve(
       fakeHandlers({
-        async window(seconds, options) {
+        async window(_seconds, options) {
           options.onOutcome(linked);
           options.onOutcome(failed);
           return { openedAt: 'a', closedAt: 'b', outcomes: [linked, failed] };

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBinary } from '../support/binary.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { waitFor } from '../support/wait.js';
 
 // Every exit code of `panic-pair pair` (CONTRACT.md section 2), through the real binary, against
 // a real daemon, broker and the simulator.
@@ -25,6 +27,19 @@ describe('pair against an entitled customer', () => {
     hub = await startHarness();
   });
   afterAll(() => hub?.close());
+
+  it('status exits 0 while healthy, with the fields the contract names', async () => {
+    const result = await hub.cli(['status', '--json']);
+    expect(result.code, result.stdout).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      healthy: true,
+      customerId: 42,
+      entitled: true,
+      mqtt: 'connected',
+      ble: 'off',
+      counters: { announcements: expect.any(Number), dropped: expect.any(Number), links: expect.any(Number), apiErrors: 0 },
+    });
+  });
 
   it('exits 0 when linked, and the store holds the link the API returned', async () => {
     await hub.announceSeen('EXIT0-A');
@@ -51,9 +66,10 @@ describe('pair against an entitled customer', () => {
     hub.simulator.setFaults({ queue: [{ type: 'other-device', route: 'link' }] });
     try {
       await hub.announceSeen('EXIT1-A');
-      const result = await hub.cli(['pair', 'EXIT1-A']);
+      const result = await hub.cli(['pair', 'EXIT1-A', '--json']);
       expect(result.code, result.stdout).toBe(1);
-      expect(result.stderr).toMatch(/device/i);
+      // --json: one JSON document on stdout, failures included.
+      expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, deviceId: 'EXIT1-A', kind: 'invalid-reply', exitCode: 1 });
     } finally {
       hub.simulator.setFaults({});
     }
@@ -89,9 +105,25 @@ describe('pair against an entitled customer', () => {
   it('exits 8 when the button is never seen within --timeout', async () => {
     const result = await hub.cli(['pair', 'EXIT8-NEVER', '--timeout', '2']);
     expect(result.code, result.stdout).toBe(8);
-    expect(result.stderr).toContain('EXIT8-NEVER');
+    expect(result.stderr).toContain('button EXIT8-NEVER was not seen');
     expect(postsFor(hub, 'EXIT8-NEVER')).toBe(0);
     expect((await hub.devices()).map((device) => device.deviceId)).not.toContain('EXIT8-NEVER');
+  });
+
+  it('exits 8 when the API does not answer within --timeout, and the link still finishes', async () => {
+    hub.simulator.setFaults({ latencyMs: 2000 });
+    try {
+      await hub.announceSeen('EXIT8-SLOW');
+      const result = await hub.cli(['pair', 'EXIT8-SLOW', '--timeout', '1']);
+      expect(result.code, result.stdout).toBe(8);
+      expect(result.stderr).toContain('did not answer');
+    } finally {
+      hub.simulator.setFaults({});
+    }
+    await waitFor(async () => (await hub.devices()).find((device) => device.deviceId === 'EXIT8-SLOW')?.state === 'linked', {
+      what: 'the slow link to finish',
+    });
+    expect(postsFor(hub, 'EXIT8-SLOW')).toBe(1);
   });
 
   it('run exits 2 naming PANIC_PAIR_CUSTOMER_ID when it is missing', async () => {
@@ -162,7 +194,6 @@ describe('pair without a daemon', () => {
   it('exits 7 when no daemon listens', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-nodaemon-'));
     try {
-      const { runBinary } = await import('../support/daemon-harness.js');
       const result = await runBinary(['pair', 'EXIT7-A', '--timeout', '2'], { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '', PANIC_PAIR_RUNTIME_DIR: dir });
       expect(result.code).toBe(7);
       expect(result.stderr).toContain('not running');

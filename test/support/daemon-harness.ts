@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connectAsync, type MqttClient } from 'mqtt';
 import type { StatusReport } from '../../src/daemon/status-report.js';
 import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
 import type { DeviceRecord } from '../../src/store/record.js';
+import { assertBuilt, BIN, ROOT, runBinary, type RunningCli } from './binary.js';
 import { startBroker, type TestBroker } from './broker.js';
 import { waitFor } from './wait.js';
 
@@ -15,14 +15,7 @@ import { waitFor } from './wait.js';
 // project's simulator (in this process, over real HTTP) and a real broker, with its own state dir
 // and a token file. Every command goes through the real binary, as a user types it.
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = path.join(ROOT, 'bin', 'panic-pair.js');
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult, RunningCli } from './binary.js';
 
 export interface CliOptions {
   /** Added to (or, with undefined, removed from) the CLI's environment. */
@@ -93,29 +86,6 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
-
-export function assertBuilt(): void {
-  if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('panic-pair is not built: run `npm run build` first');
-}
-
-/** A command still running: awaiting it gives the result; `stdout()` is what it printed so far. */
-export type RunningCli = Promise<CliResult> & { stdout(): string };
-
-/** Runs the real binary; async, so the test keeps publishing while it runs. */
-export function runBinary(args: string[], env: Record<string, string | undefined>): RunningCli {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) clean[key] = value;
-  let stdout = '';
-  let stderr = '';
-  const result = new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: clean, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return Object.assign(result, { stdout: () => stdout });
-}
 
 export async function startHarness(options: HarnessOptions = {}): Promise<DaemonHarness> {
   assertBuilt();

@@ -1,5 +1,10 @@
-import { PanicPairError } from '../../errors.js';
-
-export async function checkCommand(_options: { config?: string; json?: boolean }): Promise<void> {
-  throw new PanicPairError('failure', 'check is not built yet');
+/** `panic-pair check`: the installer's pre-flight; exit 0 when every enabled check passes, 1 otherwise. */
+export async function checkCommand(options: { config?: string; json?: boolean }): Promise<void> {
+  const { runChecks, renderReport } = await import('../../check/index.js');
+  const report = await runChecks({ env: process.env, ...(options.config === undefined ? {} : { configFile: options.config }) });
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, process.stdout.isTTY === true));
+  process.exitCode = report.ok ? 0 : 1;
+  // noble, once loaded, holds the HCI socket open and offers no way to close it: without this the
+  // check would print and then hang. Unref'd, so it fires only when something still holds on.
+  setTimeout(() => process.exit(), 1_000).unref();
 }

@@ -1,7 +1,9 @@
-import { loadConfig, type SettingKey } from '../../config/index.js';
-import { startDaemon } from '../../daemon/daemon.js';
+import { loadConfig, type Config, type SettingKey } from '../../config/index.js';
+import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
+import { createNotifier, startHeartbeat, systemdStatusOf } from '../../daemon/sd-notify.js';
 import { messageOf } from '../../errors.js';
-import { createLogger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/logger.js';
+import { RateLimitedWarning } from '../../log/rate-limited.js';
 
 export interface RunOptions {
   config?: string;
@@ -22,8 +24,13 @@ export async function runCommand(options: RunOptions): Promise<void> {
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) flags[key as SettingKey] = value as string | boolean;
   }
-  const config = loadConfig({ env: process.env, flags, require: ['apiUrl', 'customerId', 'token'] });
+  const load = (): Config => loadConfig({ env: process.env, flags, require: ['apiUrl', 'customerId', 'token'] });
+  const config = load();
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+  const notifyProblems = new RateLimitedWarning({ logger, summary: (n) => `${n} more sd_notify failures` });
+  const notifier = createNotifier(process.env, { onError: (error) => notifyProblems.warn({ err: messageOf(error) }, 'sd_notify failed') });
+  // Bounded: systemd-notify gives up on its own after a few seconds.
+  const notified = (): Promise<unknown> => Promise.race([notifier.settled(), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
 
   process.on('unhandledRejection', (reason) => logger.error({ err: messageOf(reason) }, 'unhandled rejection'));
   process.on('uncaughtException', (error) => {
@@ -38,10 +45,14 @@ export async function runCommand(options: RunOptions): Promise<void> {
   } catch (error) {
     logger.fatal({ err: messageOf(error) }, 'could not start');
     logger.flush();
+    notifier.status(`could not start: ${messageOf(error)}`);
+    await notified();
     throw error;
   }
 
   const running = daemon;
+  notifier.ready(systemdStatusOf(running.status()));
+  const heartbeat = startHeartbeat(notifier, () => systemdStatusOf(running.status()));
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (signalled) {
@@ -50,19 +61,47 @@ export async function runCommand(options: RunOptions): Promise<void> {
     }
     signalled = true;
     logger.info({ signal }, 'signal received');
+    notifier.stopping();
+    const exit = async (code: number): Promise<never> => {
+      heartbeat.stop();
+      logger.flush();
+      await notified();
+      process.exit(code);
+    };
     void running.stop().then(
-      () => {
-        logger.flush();
-        process.exit(0);
-      },
+      () => exit(0),
       (error: unknown) => {
         logger.error({ err: messageOf(error) }, 'shutdown failed');
-        logger.flush();
-        process.exit(1);
+        return exit(1);
       },
     );
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  process.on('SIGHUP', () => running.reload());
+  process.on('SIGHUP', () => {
+    reload(running, config, load, logger);
+    notifier.status(systemdStatusOf(running.status()));
+  });
+}
+
+/** Settings SIGHUP applies; every other change waits for a restart. */
+const RELOADED: ReadonlySet<string> = new Set(['token', 'logLevel', 'configFile']);
+
+/** SIGHUP: the config file and the token read again; the log level and token applied at once. */
+function reload(running: RunningDaemon, started: Config, load: () => Config, logger: Logger): void {
+  let next: Config;
+  try {
+    next = load();
+  } catch (error) {
+    logger.error({ err: messageOf(error) }, 'reload failed: the configuration cannot be read; everything in use is kept');
+    return;
+  }
+  logger.level = next.logLevel;
+  logger.info({ logLevel: next.logLevel, configFile: next.configFile }, 'reload: configuration read again');
+  const keys = new Set<string>([...Object.keys(started), ...Object.keys(next)]);
+  const waiting = [...keys].filter(
+    (key) => !RELOADED.has(key) && JSON.stringify(started[key as keyof Config]) !== JSON.stringify(next[key as keyof Config]),
+  );
+  if (waiting.length > 0) logger.warn({ settings: waiting }, 'reload: these changes take effect at the next restart (systemctl restart panic-pair)');
+  running.reload(next);
 }

@@ -1,0 +1,40 @@
+import { accessSync, constants } from 'node:fs';
+import type { Config } from '../config/index.js';
+import type { BleState } from '../daemon/ble-probe.js';
+import { fail, off, pass, type CheckResult } from './result.js';
+
+export type BleProbe = (hciDevice: number) => Promise<BleState>;
+
+/**
+ * The adapter is powered on. With PANIC_PAIR_BLE=auto the daemon runs without a radio it cannot
+ * use, so there a missing or unusable adapter passes as skipped, with the reason; with `on` it fails.
+ */
+export async function checkBle(config: Config, probe: BleProbe): Promise<CheckResult> {
+  if (config.ble === 'off') return off('ble', 'off (PANIC_PAIR_BLE=off)');
+  if (config.bleReplay !== undefined) return checkReplay(config.bleReplay);
+  const state = await probe(config.hciDevice);
+  const adapter = `hci${config.hciDevice}`;
+  if (state.state === 'scanning' || state.state === 'starting') return pass('ble', `adapter ${adapter} is powered on`);
+  const reason = state.reason ?? state.state;
+  if (config.ble === 'auto') return off('ble', `no usable adapter ${adapter} (${reason}); with PANIC_PAIR_BLE=auto the daemon runs without BLE`);
+  return fail('ble', `adapter ${adapter} cannot be used: ${reason}`, fixFor(state, config.hciDevice));
+}
+
+function fixFor(state: BleState, hciDevice: number): string {
+  const reason = state.reason ?? '';
+  if (state.state === 'unauthorized' || reason.startsWith('unauthorized')) {
+    return 'run the check as root (sudo panic-pair check); the unit grants CAP_NET_RAW and CAP_NET_ADMIN';
+  }
+  if (state.state === 'powered-off') return 'power the adapter on: rfkill unblock bluetooth; bluetoothctl power on';
+  if (reason.startsWith('unsupported')) return 'use a hub with Bluetooth, or set PANIC_PAIR_BLE=off and pair over MQTT';
+  return `check the adapter with: bluetoothctl show; or choose another with PANIC_PAIR_HCI_DEVICE (now ${hciDevice})`;
+}
+
+function checkReplay(file: string): CheckResult {
+  try {
+    accessSync(file, constants.R_OK);
+  } catch {
+    return fail('ble', `the capture ${file} cannot be read`, 'correct PANIC_PAIR_BLE_REPLAY, or unset it to use the adapter');
+  }
+  return pass('ble', `replaying the capture ${file} instead of the adapter`);
+}

@@ -1,0 +1,59 @@
+import { loadConfig, type Config } from '../config/index.js';
+import { DEFAULT_CONFIG_FILE } from '../config/locations.js';
+import { messageOf } from '../errors.js';
+import { checkApi } from './api-check.js';
+import { checkBle, type BleProbe } from './ble-check.js';
+import { checkMqtt } from './mqtt-check.js';
+import { fail, pass, reportOf, type CheckReport, type CheckResult } from './result.js';
+import { checkToken, UNIT_TOKEN_FILE } from './token-check.js';
+
+export type { CheckName, CheckReport, CheckResult } from './result.js';
+export { renderLine, renderReport } from './render.js';
+
+export interface CheckOptions {
+  env: NodeJS.ProcessEnv;
+  /** --config */
+  configFile?: string;
+  /** The config file looked for when none is named; for tests. */
+  defaultConfigFile?: string;
+  /** The file the unit loads as its api-token credential; for tests. */
+  unitTokenFile?: string;
+  /** How the adapter is probed; the daemon's probe by default. */
+  probeBle?: BleProbe;
+}
+
+/**
+ * The installer's pre-flight (CONTRACT.md section 2). Reads what the daemon would read and asks
+ * what the daemon would ask; needs no daemon, and never opens the store nor takes its lock.
+ */
+export async function runChecks(options: CheckOptions): Promise<CheckReport> {
+  let config: Config;
+  try {
+    config = loadConfig({
+      env: options.env,
+      flags: options.configFile === undefined ? {} : { config: options.configFile },
+      ...(options.defaultConfigFile === undefined ? {} : { defaultConfigFile: options.defaultConfigFile }),
+    });
+  } catch (error) {
+    const file = options.configFile ?? options.env.PANIC_PAIR_CONFIG ?? options.defaultConfigFile ?? DEFAULT_CONFIG_FILE;
+    return reportOf([fail('configuration', messageOf(error), `correct that setting in ${file} or in the environment`)]);
+  }
+
+  const token = checkToken(config, options.unitTokenFile ?? UNIT_TOKEN_FILE);
+  const probe = options.probeBle ?? (async (hci: number) => (await import('../daemon/ble-probe.js')).probeBle(hci));
+  const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config), checkBle(config, probe)]);
+  return reportOf([checkConfiguration(config), token.result, ...api, mqtt, ble]);
+}
+
+function checkConfiguration(config: Config): CheckResult {
+  const file = config.configFile ?? DEFAULT_CONFIG_FILE;
+  const missing = [
+    config.apiUrl === undefined ? 'PANIC_PAIR_API_URL (apiUrl)' : undefined,
+    config.customerId === undefined ? 'PANIC_PAIR_CUSTOMER_ID (customerId)' : undefined,
+  ].filter((name): name is string => name !== undefined);
+  if (missing.length > 0) {
+    return fail('configuration', `${missing.join(' and ')} not set; the daemon needs ${missing.length === 1 ? 'it' : 'both'}`, `set ${missing.length === 1 ? 'it' : 'them'} in ${file}`);
+  }
+  const from = config.configFile === undefined ? 'no config file, the environment only' : config.configFile;
+  return pass('configuration', `${from}: customer ${config.customerId}, state in ${config.stateDir}`);
+}

@@ -1,0 +1,31 @@
+import type { CheckReport, CheckResult } from './result.js';
+
+// One line a check. A terminal gets marks; a pipe or a log gets words that grep well.
+
+const LABELS: Record<CheckResult['name'], string> = {
+  configuration: 'configuration',
+  token: 'API token',
+  api: 'API',
+  entitlement: 'entitlement',
+  mqtt: 'MQTT',
+  ble: 'BLE',
+};
+const WIDTH = Math.max(...Object.values(LABELS).map((label) => label.length));
+
+function mark(check: CheckResult, tty: boolean): string {
+  if (check.skipped) return tty ? '–' : 'SKIP';
+  if (check.ok) return tty ? '✔' : 'PASS';
+  return tty ? '✘' : 'FAIL';
+}
+
+export function renderLine(check: CheckResult, tty: boolean): string {
+  const fix = check.fix === undefined ? '' : ` — fix: ${check.fix}`;
+  return `${mark(check, tty)} ${LABELS[check.name].padEnd(WIDTH)}  ${check.detail}${fix}`;
+}
+
+export function renderReport(report: CheckReport, tty: boolean): string {
+  const lines = report.checks.map((check) => renderLine(check, tty));
+  const failed = report.checks.filter((check) => !check.ok && !check.skipped).length;
+  lines.push(report.ok ? 'ready: every enabled check passed' : `not ready: ${failed} check${failed === 1 ? '' : 's'} failed`);
+  return `${lines.join('\n')}\n`;
+}

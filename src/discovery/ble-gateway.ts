@@ -1,0 +1,136 @@
+import type { Counters } from '../daemon/counters.js';
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { RateLimitedWarning } from '../log/rate-limited.js';
+import type { MqttConnection } from '../mqtt/connection.js';
+import type { Advertisement, ProfileMatcher } from './profiles.js';
+import type { Sighting } from './sighting.js';
+
+// BLE gateways on the broker: Theengs Gateway and OpenMQTTGateway publish each advertisement they
+// hear as JSON on `<base>/<gateway name>/BTtoMQTT/<MAC>`. Each goes through the same profiles as
+// the hub's own radio. The sighting's source is `ble-gateway:<gateway name>` (the topic level
+// before BTtoMQTT), so `scan` tells which ESP32 heard the button; the RSSI floor applies to it.
+
+export const MAX_GATEWAY_MESSAGE_BYTES = 4096;
+export const GATEWAY_SOURCE_PREFIX = 'ble-gateway';
+
+export interface GatewayReport {
+  /** As the gateway wrote it, e.g. `54:94:5E:9F:64:C4`. */
+  address: string;
+  rssi?: number;
+  advertisement: Advertisement;
+}
+
+const HEX = /^(?:[0-9a-f]{2})*$/i;
+const UUID = /^(?:0x)?([0-9a-f]{4}|[0-9a-f]{8}|[0-9a-f]{32})$/i;
+
+/** A gateway message as a report, or why it is not one. Only the named fields are read. */
+export function parseGatewayMessage(payload: Buffer): GatewayReport | { invalid: string } {
+  if (payload.length > MAX_GATEWAY_MESSAGE_BYTES) return { invalid: `larger than ${MAX_GATEWAY_MESSAGE_BYTES} bytes (${payload.length})` };
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return { invalid: 'not JSON' };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { invalid: 'not a JSON object' };
+  const { id, name, rssi, manufacturerdata, mfid, servicedata, servicedatauuid } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || id.length === 0 || id.length > 64) return { invalid: 'id must be the device address, 1 to 64 characters' };
+  if (rssi !== undefined && (typeof rssi !== 'number' || !(rssi >= -127 && rssi <= 20))) return { invalid: 'rssi must be a number from -127 to 20 (dBm)' };
+  if (name !== undefined && typeof name !== 'string') return { invalid: 'name must be a string' };
+  const advertisement: Advertisement = {};
+  if (name !== undefined) advertisement.localName = name;
+
+  for (const [field, hex] of [['manufacturerdata', manufacturerdata], ['mfid', mfid], ['servicedata', servicedata]] as const) {
+    if (hex !== undefined && (typeof hex !== 'string' || !HEX.test(hex))) return { invalid: `${field} must be hex digits, two a byte` };
+  }
+  // OpenMQTTGateway may leave the data out once it decoded a beacon, keeping only the company id.
+  const manufacturer = (manufacturerdata ?? mfid) as string | undefined;
+  if (manufacturer !== undefined && manufacturer.length > 0) advertisement.manufacturerData = Buffer.from(manufacturer, 'hex');
+
+  if (servicedatauuid !== undefined) {
+    // Theengs writes `fcd2`, OpenMQTTGateway `0xfcd2`.
+    const uuid = typeof servicedatauuid === 'string' ? UUID.exec(servicedatauuid.replaceAll('-', '')) : null;
+    if (uuid === null) return { invalid: 'servicedatauuid must be a 16-, 32- or 128-bit UUID in hex, with or without 0x' };
+    advertisement.serviceData = [{ uuid: uuid[1]!.toLowerCase() }];
+  }
+  const report: GatewayReport = { address: id, advertisement };
+  if (rssi !== undefined) report.rssi = rssi;
+  return report;
+}
+
+/** The gateway's name from its topic: the level before `BTtoMQTT`, else the first level. */
+export function gatewayName(topic: string): string {
+  const levels = topic.split('/');
+  const at = levels.indexOf('BTtoMQTT');
+  const name = (at > 0 ? levels[at - 1] : levels[0]) || 'unnamed';
+  return name.slice(0, 48);
+}
+
+export interface GatewaySourceOptions {
+  connection: MqttConnection;
+  /** PANIC_PAIR_MQTT_BLE_GATEWAYS, e.g. `home/+/BTtoMQTT/+`. */
+  filter: string;
+  matcher: ProfileMatcher;
+  counters: Counters;
+  logger: Logger;
+  onSighting(sighting: Sighting): void;
+  now?: () => number;
+}
+
+export interface GatewaySource {
+  stop(): void;
+}
+
+export function startBleGatewaySource(options: GatewaySourceOptions): GatewaySource {
+  const { matcher, counters, logger, onSighting } = options;
+  const now = options.now ?? Date.now;
+  const invalid = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more invalid BLE gateway messages dropped` });
+  const sources = new Map<string, string>();
+  let running = true;
+
+  const sourceOf = (topic: string): string => {
+    const name = gatewayName(topic);
+    let word = sources.get(name);
+    if (word === undefined) {
+      word = `${GATEWAY_SOURCE_PREFIX}:${name}`;
+      // A bounded cache: a filter like `#` may bring many topics.
+      if (sources.size < 256) sources.set(name, word);
+    }
+    return word;
+  };
+
+  options.connection.subscribe(options.filter, (topic, payload) => {
+    if (!running) return;
+    counters.announcements += 1;
+    const report = parseGatewayMessage(payload);
+    if ('invalid' in report) {
+      counters.dropped += 1;
+      invalid.warn({ topic, reason: report.invalid, bytes: payload.length }, 'invalid BLE gateway message dropped');
+      return;
+    }
+    const match = matcher.advertisement(report.advertisement, report.address);
+    if (match === undefined) return;
+    if (!match.ok) {
+      counters.dropped += 1;
+      invalid.warn({ topic, profile: match.profile, reason: match.invalid }, 'BLE gateway message matches a profile but has no usable deviceId');
+      return;
+    }
+    const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at: now() };
+    if (report.rssi !== undefined) sighting.rssi = report.rssi;
+    if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
+    try {
+      onSighting(sighting);
+    } catch (error) {
+      counters.dropped += 1;
+      invalid.warn({ topic, deviceId: sighting.deviceId, error: messageOf(error) }, 'a BLE gateway sighting could not be handled');
+    }
+  });
+
+  return {
+    stop() {
+      running = false;
+      invalid.flush();
+    },
+  };
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Installs panic-pair as a systemd service on Raspberry Pi OS or Debian. Idempotent: run it again
+# to upgrade, or to repair modes and owners. Run as root from a built package folder (one where
+# `npm ci && npm run build` has been run), e.g.:
+#
+#   sudo systemd/install.sh --api-url https://api.example.com --customer-id 42 --token-file ./token
+#
+# Options:
+#   --api-url URL        the panic-api address, written to /etc/panic-pair/config.json
+#   --customer-id N      the hub's customer, written to /etc/panic-pair/config.json
+#   --token-file FILE    installed as /etc/panic-pair/api-token (root, 0600); FILE may be /dev/stdin
+#   --add-user NAME      adds NAME to group panic-pair, so NAME can use the CLI without sudo
+#   --no-npm             copy only; skip `npm ci` (for packaging, and for DESTDIR runs)
+# Environment:
+#   DESTDIR              install under this root instead of /, touching nothing else: no user,
+#                        group or systemctl changes (they are printed); for packaging and tests
+set -euo pipefail
+
+readonly NAME=panic-pair
+readonly MIN_NODE=20.17
+readonly SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT="${DESTDIR:-}"
+readonly PREFIX="/opt/$NAME"
+readonly ETC="/etc/$NAME"
+readonly UNIT="/etc/systemd/system/$NAME.service"
+readonly LINK="/usr/local/bin/$NAME"
+
+api_url='' customer_id='' token_file='' add_user='' npm=yes
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --api-url) api_url="${2:?--api-url needs a URL}"; shift 2 ;;
+    --customer-id) customer_id="${2:?--customer-id needs a number}"; shift 2 ;;
+    --token-file) token_file="${2:?--token-file needs a file}"; shift 2 ;;
+    --add-user) add_user="${2:?--add-user needs a user name}"; shift 2 ;;
+    --no-npm) npm=no; shift ;;
+    -h | --help) sed -n '2,/^set /p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+done
+
+# Changes to the running system; with DESTDIR they are shown instead.
+system() {
+  if [ -n "$ROOT" ]; then say "would run: $*"; else "$@"; fi
+}
+
+check_node() {
+  local node version
+  node="$(command -v node)" || die "Node $MIN_NODE or newer is needed (from the distribution or NodeSource)"
+  version="$(node -p 'process.versions.node')"
+  node -e "const [a,b]=process.argv[1].split('.').map(Number),[c,d]=process.argv[2].split('.').map(Number);process.exit(a>c||(a===c&&b>=d)?0:1)" \
+    "$version" "$MIN_NODE" || die "Node $version is too old: $MIN_NODE or newer is needed"
+  # The unit runs `#!/usr/bin/env node` with systemd's PATH and ProtectHome=yes: a node under a
+  # home directory (nvm) cannot be seen by the service.
+  case "$node" in
+    /usr/bin/node | /usr/local/bin/node) ;;
+    *) die "node is at $node; install it system-wide (/usr/bin/node or /usr/local/bin/node) for the service to find it" ;;
+  esac
+  say "Node $version at $node"
+}
+
+check_package() {
+  [ -f "$SOURCE/package.json" ] && [ -f "$SOURCE/systemd/$NAME.service" ] || die "run me from the panic-pair package folder ($SOURCE is not one)"
+  [ -f "$SOURCE/dist/cli/main.js" ] || die "the package is not built: run \`npm ci && npm run build\` in $SOURCE first"
+}
+
+# Copied to a fresh folder that replaces the old one whole, so an upgrade never mixes versions.
+install_package() {
+  local staging="$ROOT$PREFIX.new"
+  rm -rf "$staging"
+  mkdir -p "$staging"
+  cp -R "$SOURCE/bin" "$SOURCE/dist" "$SOURCE/docs" "$SOURCE/systemd" "$SOURCE/package.json" "$staging/"
+  for file in package-lock.json README.md; do
+    if [ -f "$SOURCE/$file" ]; then cp "$SOURCE/$file" "$staging/"; fi
+  done
+  if [ "$npm" = yes ]; then
+    # --ignore-scripts: the package's own `prepare` builds with dev tools the hub does not get.
+    (cd "$staging" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund)
+    # The Bluetooth module compiles on install; without a compiler BLE is off and MQTT still works.
+    (cd "$staging" && npm rebuild --foreground-scripts) ||
+      say "warning: the Bluetooth module did not build (apt-get install build-essential python3, then run me again); MQTT works without it"
+  fi
+  chmod -R u=rwX,go=rX "$staging"
+  if [ -e "$ROOT$PREFIX" ]; then rm -rf "$ROOT$PREFIX.old" && mv "$ROOT$PREFIX" "$ROOT$PREFIX.old"; fi
+  mv "$staging" "$ROOT$PREFIX"
+  rm -rf "$ROOT$PREFIX.old"
+  mkdir -p "$ROOT$(dirname "$LINK")"
+  ln -sfn "$PREFIX/bin/$NAME.js" "$ROOT$LINK"
+  say "package in $PREFIX; $LINK links to it"
+}
+
+create_user() {
+  if [ -n "$ROOT" ] || ! getent group "$NAME" >/dev/null; then system groupadd --system "$NAME"; fi
+  if [ -n "$ROOT" ] || ! id -u "$NAME" >/dev/null 2>&1; then
+    system useradd --system --gid "$NAME" --home-dir "/var/lib/$NAME" --no-create-home --shell /usr/sbin/nologin "$NAME"
+  fi
+  if [ -n "$add_user" ]; then system usermod -aG "$NAME" "$add_user"; fi
+}
+
+# /etc/panic-pair/config.json: created, or updated with the values given (other keys kept).
+write_config() {
+  local config="$ROOT$ETC/config.json"
+  mkdir -p "$ROOT$ETC"
+  chmod 0755 "$ROOT$ETC"
+  if [ ! -f "$config" ] && { [ -z "$api_url" ] || [ -z "$customer_id" ]; }; then
+    die "first install: give --api-url and --customer-id (they go to $ETC/config.json)"
+  fi
+  [ -z "$customer_id" ] || [[ "$customer_id" =~ ^[0-9]+$ ]] || die "--customer-id must be a whole number, not $customer_id"
+  node -e '
+    const fs = require("node:fs");
+    const [file, apiUrl, customerId] = process.argv.slice(1);
+    const config = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
+    if (apiUrl) config.apiUrl = apiUrl;
+    if (customerId) config.customerId = Number(customerId);
+    fs.writeFileSync(file + ".new", JSON.stringify(config, null, 2) + "\n", { mode: 0o644 });
+    fs.renameSync(file + ".new", file);
+  ' "$config" "$api_url" "$customer_id"
+  chmod 0644 "$config"
+  system chown root:root "$ETC/config.json"
+  say "configuration in $ETC/config.json"
+}
+
+# Root's alone: systemd reads it as root (LoadCredential) and hands the daemon a private copy.
+write_token() {
+  local token="$ROOT$ETC/api-token"
+  if [ -n "$token_file" ]; then
+    (umask 077 && cat -- "$token_file" >"$token.new") || die "cannot read --token-file $token_file"
+    mv "$token.new" "$token"
+  fi
+  if [ -f "$token" ]; then
+    chmod 0600 "$token"
+    system chown root:root "$ETC/api-token"
+    say "API token in $ETC/api-token (root, 0600)"
+  else
+    say "no API token yet: write it with: sudo sh -c 'umask 077; cat > $ETC/api-token' (then paste it, Ctrl-D)"
+  fi
+}
+
+install_unit() {
+  mkdir -p "$ROOT$(dirname "$UNIT")"
+  install -m 0644 "$SOURCE/systemd/$NAME.service" "$ROOT$UNIT"
+  system systemctl daemon-reload
+  system systemctl enable "$NAME.service"
+  # An upgrade restarts a running daemon; a first install waits for the installer's go.
+  system systemctl try-restart "$NAME.service"
+  say "unit $UNIT installed and enabled"
+}
+
+main() {
+  if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then die "run me as root (sudo)"; fi
+  check_node
+  check_package
+  create_user
+  install_package
+  write_config
+  write_token
+  install_unit
+  say ""
+  say "Next:"
+  printf '  %-40s # %s\n' \
+    "sudo $NAME check" 'the pre-flight: every line should pass' \
+    "sudo systemctl enable --now $NAME" 'start it now and at every boot' \
+    "journalctl -u $NAME -f" 'follow its log' \
+    "sudo usermod -aG $NAME \$USER" "use $NAME without sudo (log in again)"
+}
+
+main
