@@ -114,7 +114,10 @@ export async function startMosquitto() {
   const port = await freePort();
   const config = path.join(dir, 'mosquitto.conf');
   const user = process.getuid?.() === 0 ? ['user root'] : [];
-  writeFileSync(config, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', ...user, 'persistence false', 'log_dest stderr', 'log_type error', ''].join('\n'));
+  writeFileSync(config, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', ...user, 'persistence false',
+    // mosquitto 2.0 drops QoS 0 messages to a connected subscriber beyond this queue (default
+    // 1000; 0 is not "unlimited" there), which would cut a flood short instead of timing it.
+    'max_queued_messages 10000000', 'log_dest stderr', 'log_type error', ''].join('\n'));
   // Its stderr is not shown: as root it warns at every start, which is noise here.
   const child = startChild('mosquitto', ['-c', config], { stdio: 'ignore' });
   await until('mosquitto to accept connections', async () => {

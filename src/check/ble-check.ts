@@ -22,12 +22,11 @@ export async function checkBle(config: Config, probe: BleProbe): Promise<CheckRe
 
 function fixFor(state: BleState, hciDevice: number): string {
   const reason = state.reason ?? '';
-  if (state.state === 'unauthorized' || reason.startsWith('unauthorized')) {
-    return 'run the check as root (sudo panic-pair check); the unit grants CAP_NET_RAW and CAP_NET_ADMIN';
-  }
-  if (state.state === 'powered-off') return 'power the adapter on: rfkill unblock bluetooth; bluetoothctl power on';
+  if (state.state === 'unauthorized') return 'run the check as root (sudo panic-pair check); the unit grants CAP_NET_RAW and CAP_NET_ADMIN';
+  if (state.state === 'powered-off') return 'rfkill unblock bluetooth; bluetoothctl power on';
+  if (reason.includes('not installed')) return 'apt-get install build-essential python3, then run systemd/install.sh again (it builds the module)';
   if (reason.startsWith('unsupported')) return 'use a hub with Bluetooth, or set PANIC_PAIR_BLE=off and pair over MQTT';
-  return `check the adapter with: bluetoothctl show; or choose another with PANIC_PAIR_HCI_DEVICE (now ${hciDevice})`;
+  return `compare PANIC_PAIR_HCI_DEVICE (now ${hciDevice}) with \`bluetoothctl list\`, and check the adapter with \`bluetoothctl show\``;
 }
 
 function checkReplay(file: string): CheckResult {

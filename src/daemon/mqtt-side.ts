@@ -24,6 +24,13 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
   const publisher = createStatePublisher(connection, config.mqttPrefix);
   engine.onDevice((record) => publisher.device(record));
   engine.onEntitlement((state) => publisher.entitlement(state));
+  // A broker that restarted without persistence has lost the retained states: publish them all
+  // again at every (re)connect, so a subscriber always finds the current ones.
+  connection.onStateChange((state) => {
+    if (state !== 'connected') return;
+    publisher.entitlement(engine.gate.state());
+    for (const record of engine.devices()) publisher.device(record);
+  });
   const onSighting = (sighting: Sighting): void => engine.sighting(sighting);
   const sources = [startAnnounceSource({ connection, prefix: config.mqttPrefix, counters, logger, onSighting })];
   // Adapters for what other hub software publishes, each on when its setting is given.

@@ -20,8 +20,8 @@ export interface LinkContext {
   trigger: LinkTrigger | undefined;
   /** The sighting is at or above the RSSI floor, or the floor does not apply to it. */
   strongEnough: boolean;
-  /** A recent failure holds back automatic retries until then (ms since epoch). */
-  coolingDownUntil: number | undefined;
+  /** When the device's last link attempt failed (ms since epoch), if it did. */
+  lastFailureAt: number | undefined;
   now: number;
 }
 
@@ -45,7 +45,7 @@ export function decideLink(context: LinkContext): LinkDecision {
   // failure cools down (a flood of sightings must not hammer a failing API).
   if (!context.strongEnough) return { link: false, reason: 'weak' };
   if (record?.state === 'rejected') return { link: false, reason: 'rejected' };
-  if (context.coolingDownUntil !== undefined && context.now < context.coolingDownUntil) {
+  if (context.lastFailureAt !== undefined && context.now < context.lastFailureAt + COOL_DOWN_MS[trigger]) {
     return { link: false, reason: 'cooling-down' };
   }
   return { link: true };
@@ -94,5 +94,9 @@ export function unlinkedRecord(linking: DeviceRecord, kind: ErrorKind, message: 
   };
 }
 
-/** How long automatic retries of a device hold back after a failure. */
-export const FAILURE_COOL_DOWN_MS = 30_000;
+/**
+ * How long sightings hold back after a failed attempt: a button reports several times a second,
+ * and a failing API must not be asked at that pace. A window is an installer pressing buttons now,
+ * so it waits less than unattended automatic pairing.
+ */
+export const COOL_DOWN_MS: Readonly<Record<'window' | 'auto', number>> = { window: 5_000, auto: 30_000 };

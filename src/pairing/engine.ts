@@ -6,7 +6,7 @@ import { messageOf, PanicPairError, type ErrorKind } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
-import { decideLink, FAILURE_COOL_DOWN_MS, passesRssiFloor, type LinkTrigger } from './decisions.js';
+import { decideLink, passesRssiFloor, type LinkTrigger } from './decisions.js';
 import { EntitlementGate } from './entitlement-gate.js';
 import { runLinkJob, type DeviceStore, type LinkJobContext } from './link-job.js';
 import { PairingWindows } from './windows.js';
@@ -53,7 +53,8 @@ export class PairingEngine {
   readonly #memory = new SightingMemory({ capacity: 2048, maxAgeMs: 10 * 60_000 });
   readonly #jobs = new Map<string, Job>();
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
-  readonly #coolDown = new Map<string, number>();
+  /** When each device's last attempt failed, to hold back sightings for a while. */
+  readonly #lastFailure = new Map<string, number>();
   /** Links that failed for a passing reason (API down, disk full), tried again in the background. */
   readonly #retries = new Map<string, { attempt: number; timer: NodeJS.Timeout | undefined }>();
   /** Linked by the API but not yet durably recorded (the store failed); never posted again. */
@@ -126,7 +127,7 @@ export class PairingEngine {
       busy: this.#jobs.has(sighting.deviceId),
       trigger,
       strongEnough: passesRssiFloor(sighting, this.#options.minRssi),
-      coolingDownUntil: this.#coolDown.get(sighting.deviceId),
+      lastFailureAt: this.#lastFailure.get(sighting.deviceId),
       now,
     });
     if (!decision.link) return;
@@ -186,7 +187,7 @@ export class PairingEngine {
       throw new PanicPairError('usage', `${deviceId} is being linked right now; forget it once that settles`);
     }
     this.#unsaved.delete(deviceId);
-    this.#coolDown.delete(deviceId);
+    this.#lastFailure.delete(deviceId);
     this.#cancelRetry(deviceId);
     return { removed: await this.#options.store.remove(deviceId) };
   }
@@ -279,8 +280,8 @@ export class PairingEngine {
       .catch((error: unknown): LinkOutcome => ({ ok: false, deviceId: target.deviceId, kind: 'failure', message: messageOf(error) }))
       .then((outcome) => {
         this.#jobs.delete(sighting.deviceId);
-        if (outcome.ok) this.#coolDown.delete(sighting.deviceId);
-        else this.#coolDown.set(sighting.deviceId, this.#clock() + FAILURE_COOL_DOWN_MS);
+        if (outcome.ok) this.#lastFailure.delete(sighting.deviceId);
+        else this.#lastFailure.set(sighting.deviceId, this.#clock());
         this.#scheduleRetry(target, outcome);
         return outcome;
       });

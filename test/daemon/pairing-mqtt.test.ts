@@ -96,6 +96,10 @@ describe('announcements and the broker connection', () => {
   });
 
   it('reconnects and subscribes again after a broker restart; a pair afterwards works', async () => {
+    await hub.announceSeen('BEFORE-RESTART');
+    expect((await hub.cli(['pair', 'BEFORE-RESTART'])).code).toBe(0);
+    // The test broker keeps nothing across a restart: retained states come back only if the
+    // daemon publishes them again when it reconnects.
     await hub.broker.restart();
     const before = (await hub.status()).counters.dropped;
     // Announcements reach the daemon only once it is connected and subscribed again.
@@ -107,6 +111,20 @@ describe('announcements and the broker connection', () => {
       { timeoutMs: 15_000, intervalMs: 200, what: 'the daemon to hear announcements after the broker restart' },
     );
     expect((await hub.status()).mqtt).toBe('connected');
+    const late = await observe(hub.broker.url, `${hub.prefix}/#`);
+    try {
+      const retained = await waitFor(
+        () => late.messages.find((message) => message.retain && message.topic === `${hub.prefix}/devices/BEFORE-RESTART`),
+        { what: 'the retained state of a device linked before the restart' },
+      );
+      expect(JSON.parse(retained.payload)).toMatchObject({ state: 'linked' });
+      const entitlement = await waitFor(() => late.messages.find((message) => message.retain && message.topic === `${hub.prefix}/entitlement`), {
+        what: 'the retained entitlement after the restart',
+      });
+      expect(JSON.parse(entitlement.payload)).toMatchObject({ customerId: 42, entitled: true });
+    } finally {
+      await late.close();
+    }
 
     await hub.announceSeen('AFTER-RESTART');
     const pair = await hub.cli(['pair', 'AFTER-RESTART']);

@@ -18,7 +18,7 @@ const record = (state: DeviceRecord['state']): DeviceRecord => ({
   source: 'mqtt',
   updatedAt: new Date(now).toISOString(),
 });
-const base: LinkContext = { record: undefined, busy: false, trigger: 'window', strongEnough: true, coolingDownUntil: undefined, now };
+const base: LinkContext = { record: undefined, busy: false, trigger: 'window', strongEnough: true, lastFailureAt: undefined, now };
 
 describe('decideLink', () => {
   const cases: Array<[string, Partial<LinkContext>, ReturnType<typeof decideLink>]> = [
@@ -34,9 +34,11 @@ describe('decideLink', () => {
     ['rejected before, in a window', { record: record('rejected') }, { link: false, reason: 'rejected' }],
     ['rejected before, targeted: the installer asks again', { record: record('rejected'), trigger: 'targeted' }, { link: true }],
     ['failed before, in a window', { record: record('failed') }, { link: true }],
-    ['failed just now, in a window', { record: record('failed'), coolingDownUntil: now + 1 }, { link: false, reason: 'cooling-down' }],
-    ['failed just now, targeted', { record: record('failed'), coolingDownUntil: now + 1, trigger: 'targeted' }, { link: true }],
-    ['cool-down over', { coolingDownUntil: now }, { link: true }],
+    ['failed just now, in a window', { record: record('failed'), lastFailureAt: now - 4_999 }, { link: false, reason: 'cooling-down' }],
+    ['failed 5 s ago, in a window', { record: record('failed'), lastFailureAt: now - 5_000 }, { link: true }],
+    ['failed 5 s ago, in auto mode', { record: record('failed'), lastFailureAt: now - 5_000, trigger: 'auto' }, { link: false, reason: 'cooling-down' }],
+    ['failed 30 s ago, in auto mode', { record: record('failed'), lastFailureAt: now - 30_000, trigger: 'auto' }, { link: true }],
+    ['failed just now, targeted', { record: record('failed'), lastFailureAt: now, trigger: 'targeted' }, { link: true }],
     ['a linking record left by a crash, in a window', { record: record('linking') }, { link: true }],
   ];
   for (const [name, overrides, expected] of cases) {

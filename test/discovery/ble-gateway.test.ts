@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PROFILE, profilesSchema, type Profile } from '../../src/config/profile.js';
+import { createCounters } from '../../src/daemon/counters.js';
+import { gatewayName, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
+import { ProfileMatcher } from '../../src/discovery/profiles.js';
+import type { Sighting } from '../../src/discovery/sighting.js';
+import { connectMqtt } from '../../src/mqtt/connection.js';
+import { startBroker, type TestBroker } from '../support/broker.js';
+import { captureLog } from '../support/log-capture.js';
+import { publishOnce } from '../support/mqtt-observer.js';
+import { waitFor } from '../support/wait.js';
+
+// BLE gateways publishing in the BTtoMQTT format: Theengs Gateway and OpenMQTTGateway, shapes as
+// their projects document them (fixtures/mqtt-payloads.md), varied.
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+const THEENGS_PHONE = { id: '54:94:5E:9F:64:C4', mac_type: 1, manufacturerdata: '4c0010060319247bbc68', rssi: -74, txpower: 12 };
+const OMG_BEACON = { id: '58:78:20:76:BC:24', mac_type: 1, rssi: -79, brand: 'GENERIC', model: 'iBeacon', model_id: 'IBEACON', mfid: '4c00', txpower: -66 };
+
+describe('parseGatewayMessage', () => {
+  it.each<[string, unknown, unknown]>([
+    ['Theengs: manufacturer data as hex', THEENGS_PHONE, { address: '54:94:5E:9F:64:C4', rssi: -74, advertisement: { manufacturerData: Buffer.from('4c0010060319247bbc68', 'hex') } }],
+    ['OpenMQTTGateway decoded: only the company id', OMG_BEACON, { address: '58:78:20:76:BC:24', rssi: -79, advertisement: { manufacturerData: Buffer.from('4c00', 'hex') } }],
+    ['Theengs: name and service data, uuid without 0x', { id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', servicedatauuid: 'fcd2', servicedata: '40', rssi: -58 }, { address: 'C4:64:9F:5E:94:54', rssi: -58, advertisement: { localName: 'PANIC-7F3A9C', serviceData: [{ uuid: 'fcd2' }] } }],
+    ['OpenMQTTGateway: uuid with 0x', { id: 'C4:64:9F:5E:94:54', servicedatauuid: '0xFDCD', servicedata: '0201' }, { address: 'C4:64:9F:5E:94:54', advertisement: { serviceData: [{ uuid: 'fdcd' }] } }],
+  ])('%s', (_name, payload, expected) => {
+    expect(parseGatewayMessage(json(payload))).toEqual(expected);
+  });
+
+  it.each<[string, Buffer, string]>([
+    ['not JSON', Buffer.from('online'), 'not JSON'],
+    ['an array', json([1]), 'not a JSON object'],
+    ['no id', json({ rssi: -50 }), 'id must be the device address, 1 to 64 characters'],
+    ['an rssi out of range', json({ id: 'A', rssi: 50 }), 'rssi must be a number from -127 to 20 (dBm)'],
+    ['an rssi as text', json({ id: 'A', rssi: '-50' }), 'rssi must be a number from -127 to 20 (dBm)'],
+    ['a name that is not text', json({ id: 'A', name: 5 }), 'name must be a string'],
+    ['odd hex', json({ id: 'A', manufacturerdata: '4c0' }), 'manufacturerdata must be hex digits, two a byte'],
+    ['not hex', json({ id: 'A', servicedata: 'zz' }), 'servicedata must be hex digits, two a byte'],
+    ['a broken uuid', json({ id: 'A', servicedatauuid: '0xfc' }), 'servicedatauuid must be a 16-, 32- or 128-bit UUID in hex, with or without 0x'],
+    ['a huge message', Buffer.alloc(5000, 0x20), 'larger than 4096 bytes (5000)'],
+  ])('refuses %s', (_name, payload, reason) => {
+    expect(parseGatewayMessage(payload)).toEqual({ invalid: reason });
+  });
+
+  it('names the gateway by its topic', () => {
+    expect(gatewayName('home/TheengsGateway/BTtoMQTT/54945E9F64C4')).toBe('TheengsGateway');
+    expect(gatewayName('home/OMG_ESP32_BLE/BTtoMQTT/587820')).toBe('OMG_ESP32_BLE');
+    expect(gatewayName('ble/raw')).toBe('ble');
+  });
+});
+
+describe('startBleGatewaySource against a real broker', () => {
+  let broker: TestBroker;
+  beforeAll(async () => {
+    broker = await startBroker();
+  });
+  afterAll(() => broker.stop());
+
+  it('matches gateway reports against the profiles, counts every message and drops broken ones', async () => {
+    const profiles = profilesSchema.parse([
+      DEFAULT_PROFILE,
+      { name: 'tag', match: { serviceUuid: 'fdcd' }, deviceId: { from: 'address' }, deviceTypeId: 5 },
+    ]) as Profile[];
+    const log = captureLog();
+    const counters = createCounters();
+    const sightings: Sighting[] = [];
+    const connection = connectMqtt({ url: broker.url, prefix: 'gw-test', logger: log.logger, reconnectDelay: () => 50 });
+    const source = startBleGatewaySource({ connection, filter: 'home/+/BTtoMQTT/+', matcher: new ProfileMatcher(profiles), counters, logger: log.logger, onSighting: (s) => sightings.push(s), now: () => 1_000 });
+    try {
+      await waitFor(() => connection.state() === 'connected', { what: 'the connection' });
+      await waitFor(
+        async () => {
+          await publishOnce(broker.url, 'home/probe/BTtoMQTT/0', ['probe']);
+          return counters.dropped > 0;
+        },
+        { what: 'the subscription' },
+      );
+      const before = { ...counters };
+      await publishOnce(broker.url, 'home/TheengsGateway/BTtoMQTT/C4649F5E9454', [json({ id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', rssi: -61 }), json(THEENGS_PHONE), '{broken']);
+      await publishOnce(broker.url, 'home/OMG_lobby/BTtoMQTT/AABBCC001122', [json(OMG_BEACON), json({ id: 'AA:BB:CC:00:11:22', servicedatauuid: '0xfdcd', servicedata: '01', rssi: -90 })]);
+      await publishOnce(broker.url, 'home/TheengsGateway/LWT', ['offline']);
+      await waitFor(() => counters.announcements - before.announcements === 5, { what: 'five gateway messages' });
+
+      expect(sightings).toEqual([
+        { deviceId: '7F3A9C', source: 'ble-gateway:TheengsGateway', rssi: -61, at: 1_000 },
+        { deviceId: 'AA:BB:CC:00:11:22', source: 'ble-gateway:OMG_lobby', rssi: -90, deviceTypeId: 5, at: 1_000 },
+      ]);
+      expect(counters.dropped - before.dropped).toBe(1);
+      expect(log.lines.find((line) => line.msg === 'invalid BLE gateway message dropped' && line.reason === 'not JSON' && line.topic !== 'home/probe/BTtoMQTT/0')).toMatchObject({
+        topic: 'home/TheengsGateway/BTtoMQTT/C4649F5E9454',
+      });
+    } finally {
+      source.stop();
+      await connection.close();
+    }
+  });
+});
