@@ -67,6 +67,15 @@ check_package() {
   [ -f "$SOURCE/dist/cli/main.js" ] || die "the package is not built: run \`npm ci && npm run build\` in $SOURCE first"
 }
 
+# Before anything changes: what the configuration will need.
+check_arguments() {
+  if [ ! -f "$ROOT$ETC/config.json" ] && { [ -z "$api_url" ] || [ -z "$customer_id" ]; }; then
+    die "first install: give --api-url and --customer-id (they go to $ETC/config.json)"
+  fi
+  [ -z "$customer_id" ] || [[ "$customer_id" =~ ^[0-9]+$ ]] || die "--customer-id must be a whole number, not $customer_id"
+  [ -z "$token_file" ] || [ -r "$token_file" ] || die "cannot read --token-file $token_file"
+}
+
 # Copied to a fresh folder that replaces the old one whole, so an upgrade never mixes versions.
 install_package() {
   local staging="$ROOT$PREFIX.new"
@@ -105,10 +114,6 @@ write_config() {
   local config="$ROOT$ETC/config.json"
   mkdir -p "$ROOT$ETC"
   chmod 0755 "$ROOT$ETC"
-  if [ ! -f "$config" ] && { [ -z "$api_url" ] || [ -z "$customer_id" ]; }; then
-    die "first install: give --api-url and --customer-id (they go to $ETC/config.json)"
-  fi
-  [ -z "$customer_id" ] || [[ "$customer_id" =~ ^[0-9]+$ ]] || die "--customer-id must be a whole number, not $customer_id"
   node -e '
     const fs = require("node:fs");
     const [file, apiUrl, customerId] = process.argv.slice(1);
@@ -123,17 +128,18 @@ write_config() {
   say "configuration in $ETC/config.json"
 }
 
-# Root's alone: systemd reads it as root (LoadCredential) and hands the daemon a private copy.
+# Root's, 0600: systemd reads it as root (LoadCredential) and hands the daemon a private copy.
 write_token() {
   local token="$ROOT$ETC/api-token"
   if [ -n "$token_file" ]; then
     (umask 077 && cat -- "$token_file" >"$token.new") || die "cannot read --token-file $token_file"
     mv "$token.new" "$token"
+    system chown root:root "$ETC/api-token"
   fi
   if [ -f "$token" ]; then
+    # The owner is left as it is: docs/install.md shows a panic-pair-owned token for reload.
     chmod 0600 "$token"
-    system chown root:root "$ETC/api-token"
-    say "API token in $ETC/api-token (root, 0600)"
+    say "API token in $ETC/api-token (mode 0600)"
   else
     say "no API token yet: write it with: sudo sh -c 'umask 077; cat > $ETC/api-token' (then paste it, Ctrl-D)"
   fi
@@ -153,6 +159,7 @@ main() {
   if [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then die "run me as root (sudo)"; fi
   check_node
   check_package
+  check_arguments
   create_user
   install_package
   write_config

@@ -88,6 +88,7 @@ export class PairingEngine {
       store: options.store,
       gate: this.gate,
       health: this.health,
+      staging: new RequestSlots(options.apiConcurrency * 2),
       slots: new RequestSlots(options.apiConcurrency),
       clock: this.#clock,
       counters: options.counters,

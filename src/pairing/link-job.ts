@@ -26,6 +26,9 @@ export interface LinkJobContext {
   store: DeviceStore;
   gate: EntitlementGate;
   health: ApiHealth;
+  /** Jobs writing their `linking` record, as many as `slots`. */
+  staging: RequestSlots;
+  /** Jobs with a request out to the API. */
   slots: RequestSlots;
   clock: () => number;
   counters: Counters;
@@ -59,12 +62,16 @@ export async function runLinkJob(
     return failure(deviceId, error);
   }
 
-  const release = await context.slots.acquire();
+  // Two stages, each as wide as the API's concurrency: `staging` while the `linking` record is
+  // written, `slots` while the request is out. The next jobs' durable writes overlap the requests
+  // before them, so a burst is paced by the API rather than by fsync, and still at most twice the
+  // concurrency of records are `linking` at any instant (what a crash can leave to finish).
+  const staged = await context.staging.acquire();
   let linking: DeviceRecord;
   try {
     const existing = context.record(deviceId);
     if (existing?.state === 'linked') {
-      release();
+      staged();
       return { ok: true, record: existing, alreadyLinked: true };
     }
     linking = linkingRecord({
@@ -76,10 +83,12 @@ export async function runLinkJob(
     });
     await context.store.put(linking);
   } catch (error) {
-    release();
+    staged();
     context.logger.error({ deviceId, err: messageOf(error) }, 'not linking: the linking record could not be written');
     return failure(deviceId, error);
   }
+  const release = await context.slots.acquire();
+  staged();
   context.changed(linking);
   step('linking');
 

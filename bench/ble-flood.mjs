@@ -1,0 +1,125 @@
+// BLE flood: CPU time for 100,000 advertisements (95 % phones and beacons, 5 % panic buttons)
+// through the daemon's BLE path (noble, the BLE source, profile matching, engine.sighting) versus
+// noble alone parsing the same reports. Both run in this process on the VirtualHciSocket, so the
+// same HCI packets go through noble's own parser in each; the figure is the median ratio of
+// alternating rounds. An informative figure (no target): 1.0 would mean our part costs nothing.
+import { dist, median, report, runBench } from './lib/harness.mjs';
+
+const ADVERTISEMENTS = 100_000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const PHONES = 400;
+const BUTTONS = 40;
+
+const { VirtualHciSocket } = await dist('discovery/virtual-hci-socket.js');
+const { loadNoble } = await dist('discovery/noble-loader.js');
+const { startBleSource } = await dist('discovery/ble.js');
+const { ProfileMatcher } = await dist('discovery/profiles.js');
+const { PairingEngine } = await dist('pairing/engine.js');
+const { DEFAULT_PROFILE } = await dist('config/profile.js');
+const { createCounters } = await dist('daemon/counters.js');
+const { silentLogger } = await dist('log/logger.js');
+
+/** One LE Advertising Report event, H4 type byte first, as a controller sends it. */
+function reportPacket(address, type, rssi, data) {
+  const addressBytes = Buffer.from(address.split(':').reverse().join(''), 'hex');
+  const parameters = Buffer.concat([Buffer.from([0x02, 0x01, type, 0x01]), addressBytes, Buffer.from([data.length]), data, Buffer.from([rssi & 0xff])]);
+  return Buffer.concat([Buffer.from([0x04, 0x3e, parameters.length]), parameters]);
+}
+const ad = (type, value) => Buffer.concat([Buffer.from([value.length + 1, type]), value]);
+const hex2 = (n) => n.toString(16).padStart(4, '0').replace(/(..)(..)/, '$1:$2');
+
+function floodPackets() {
+  const packets = [];
+  for (let i = 0; i < ADVERTISEMENTS; i++) {
+    if (i % 20 === 0) {
+      const n = (i / 20) % BUTTONS;
+      const data = Buffer.concat([ad(0x01, Buffer.from([0x06])), ad(0x09, Buffer.from(`PANIC-B${String(n).padStart(5, '0')}`))]);
+      packets.push(reportPacket(`c4:64:9f:00:${hex2(n)}`, 0x03, -50 - (n % 30), data));
+    } else {
+      const n = i % PHONES;
+      // Apple continuity (phones) and iBeacon-style frames, non-connectable, random addresses.
+      const vendor = n % 2 === 0 ? Buffer.from('4c0010060319247bbc68', 'hex') : Buffer.from('4c000215f7826da64fa24e988024bc5b71e0893e00010002c5', 'hex');
+      packets.push(reportPacket(`5a:10:20:30:${hex2(n)}`, 0x03, -60 - (n % 35), Buffer.concat([ad(0x01, Buffer.from([0x1a])), ad(0xff, vendor)])));
+    }
+  }
+  return packets;
+}
+
+const stubApi = { listSubscriptions: async () => [], linkDevice: async () => { throw new Error('not in this bench'); } };
+const stubStore = { get: () => undefined, all: () => [], put: async () => undefined, remove: async () => false };
+
+/** noble on a VirtualHciSocket, scanning; with `daemonPath`, the BLE source and the engine on it. */
+async function pipeline(daemonPath) {
+  const socket = new VirtualHciSocket();
+  const radio = loadNoble({ hciDevice: 0, socket });
+  const counters = createCounters();
+  let sightings = 0;
+  let stop;
+  if (daemonPath) {
+    const logger = silentLogger();
+    const engine = new PairingEngine({ customerId: 42, api: stubApi, store: stubStore, hasToken: true, apiConcurrency: 4, entitlementTtlMs: 300_000, minRssi: -70, autoPair: false, counters, logger });
+    const source = startBleSource({ radio, matcher: new ProfileMatcher([DEFAULT_PROFILE]), source: 'ble', adapter: 'bench', counters, logger, onSighting: (s) => { sightings++; engine.sighting(s); } });
+    radio.open();
+    stop = () => source.stop();
+  } else {
+    radio.noble.on('stateChange', (state) => state === 'poweredOn' && radio.noble.startScanning([], true));
+    radio.noble.on('discover', () => undefined);
+    radio.open();
+    stop = () => radio.close();
+  }
+  const deadline = Date.now() + 5_000;
+  while (!socket.scanning) {
+    if (Date.now() > deadline) throw new Error('noble did not start scanning on the virtual socket');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return { socket, stop, counters, sightings: () => sightings };
+}
+
+/** CPU milliseconds (user + system) to deliver every packet; delivery is synchronous end to end. */
+function cpuMs(socket, packets) {
+  const before = process.cpuUsage();
+  for (let i = 0; i < packets.length; i++) socket.deliver(packets[i]);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+await runBench('ble-flood', async () => {
+  const packets = floodPackets();
+  const nobleMs = [];
+  const daemonMs = [];
+  const ratios = [];
+  let lastDaemon;
+  // A first round of each warms the JIT and is not counted.
+  for (let round = 0; round <= ROUNDS; round++) {
+    const bare = await pipeline(false);
+    const bareMs = cpuMs(bare.socket, packets);
+    bare.stop();
+    const full = await pipeline(true);
+    const fullMs = cpuMs(full.socket, packets);
+    full.stop();
+    lastDaemon = full;
+    if (round === 0) continue;
+    nobleMs.push(bareMs);
+    daemonMs.push(fullMs);
+    ratios.push(fullMs / bareMs);
+  }
+  const ratio = Number(median(ratios).toFixed(3));
+  const detail = {
+    advertisements: ADVERTISEMENTS,
+    buttonShare: 0.05,
+    nobleAloneMs: Number(median(nobleMs).toFixed(1)),
+    daemonPathMs: Number(median(daemonMs).toFixed(1)),
+    overheadUsPerAdvertisement: Number((((median(daemonMs) - median(nobleMs)) * 1000) / ADVERTISEMENTS).toFixed(3)),
+    rounds: ROUNDS,
+  };
+  process.stderr.write(`ble-flood: noble alone ${detail.nobleAloneMs} ms, daemon BLE path ${detail.daemonPathMs} ms per ${ADVERTISEMENTS} advertisements: ratio ${ratio}\n`);
+  report({
+    figure: 'ble-flood',
+    ratio,
+    detail,
+    checks: {
+      everyAdvertisementCounted: lastDaemon.counters.announcements === ADVERTISEMENTS,
+      everyButtonReportASighting: lastDaemon.sightings() === ADVERTISEMENTS / 20,
+    },
+  });
+});

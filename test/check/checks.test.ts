@@ -1,0 +1,114 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkBle } from '../../src/check/ble-check.js';
+import { renderReport, runChecks } from '../../src/check/index.js';
+import { reportOf, fail, off, pass } from '../../src/check/result.js';
+import { checkToken } from '../../src/check/token-check.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import type { BleState } from '../../src/daemon/ble-probe.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'panic-pair-checks-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const configOf = (env: Record<string, string>): Config => loadConfig({ env, defaultConfigFile: join(dir, 'absent.json') });
+
+describe('the token check outside the unit', () => {
+  it('with no token configured, checks the file the unit loads as its credential', async () => {
+    const unitFile = join(dir, 'unit-api-token');
+    await writeFile(unitFile, 'unit-token\n', { mode: 0o600 });
+    const checked = checkToken(configOf({}), unitFile);
+    expect(checked.result).toEqual(pass('token', `token file ${unitFile}; readable by its owner only`));
+    expect(checked.token?.reveal()).toBe('unit-token');
+
+    await chmod(unitFile, 0o640);
+    expect(checkToken(configOf({}), unitFile).result).toEqual(
+      fail('token', `token file ${unitFile} is readable by group or others (mode 0640)`, `chmod 600 ${unitFile}`),
+    );
+  });
+
+  it('with no token anywhere, says where to put it', () => {
+    const unitFile = join(dir, 'missing-api-token');
+    const { result } = checkToken(configOf({}), unitFile);
+    expect(result.ok).toBe(false);
+    expect(result.fix).toBe(`write the token to ${unitFile} (one line), then chmod 600 ${unitFile}`);
+  });
+
+  it('an empty token file fails with its own reason, never quoting content', async () => {
+    const empty = join(dir, 'empty-token');
+    await writeFile(empty, '\n', { mode: 0o600 });
+    const { result } = checkToken(configOf({ PANIC_PAIR_API_TOKEN_FILE: empty }));
+    expect(result).toMatchObject({ ok: false, fix: `put the API token alone, on one line, in ${empty}` });
+    expect(result.detail).toContain('is empty');
+  });
+});
+
+describe('the BLE check', () => {
+  const probe = (state: BleState) => async () => state;
+  const unauthorized: BleState = { state: 'unauthorized', reason: 'not permitted to open hci0' };
+
+  it('off: skipped, passes', async () => {
+    expect(await checkBle(configOf({ PANIC_PAIR_BLE: 'off' }), probe(unauthorized))).toEqual(off('ble', 'off (PANIC_PAIR_BLE=off)'));
+  });
+
+  it('auto without a usable adapter: skipped with the reason, passes (the daemon runs without BLE)', async () => {
+    const result = await checkBle(configOf({ PANIC_PAIR_BLE: 'auto' }), probe({ state: 'unavailable', reason: 'unsupported: no Bluetooth' }));
+    expect(result).toMatchObject({ ok: true, skipped: true });
+    expect(result.detail).toContain('unsupported: no Bluetooth');
+  });
+
+  it('on: a powered adapter passes; any other state fails with its fix', async () => {
+    const on = configOf({ PANIC_PAIR_BLE: 'on', PANIC_PAIR_HCI_DEVICE: '1' });
+    expect(await checkBle(on, probe({ state: 'starting' }))).toEqual(pass('ble', 'adapter hci1 is powered on'));
+    expect((await checkBle(on, probe(unauthorized))).fix).toMatch(/^run the check as root/);
+    expect((await checkBle(on, probe({ state: 'powered-off', reason: 'hci1 is powered off' }))).fix).toBe('rfkill unblock bluetooth; bluetoothctl power on');
+  });
+
+  it('a replayed capture is checked instead of the adapter', async () => {
+    const capture = join(dir, 'capture.btsnoop');
+    await writeFile(capture, '');
+    const never = async (): Promise<BleState> => {
+      throw new Error('the adapter must not be probed');
+    };
+    expect(await checkBle(configOf({ PANIC_PAIR_BLE: 'on', PANIC_PAIR_BLE_REPLAY: capture }), never)).toMatchObject({ ok: true });
+    const missing = await checkBle(configOf({ PANIC_PAIR_BLE: 'on', PANIC_PAIR_BLE_REPLAY: join(dir, 'none.btsnoop') }), never);
+    expect(missing).toMatchObject({ ok: false, fix: 'correct PANIC_PAIR_BLE_REPLAY, or unset it to use the adapter' });
+  });
+});
+
+describe('runChecks and the report', () => {
+  it('BLE required but unusable makes the whole check fail', async () => {
+    const report = await runChecks({
+      env: { PANIC_PAIR_BLE: 'on', PANIC_PAIR_API_TOKEN: 'dev-token' },
+      defaultConfigFile: join(dir, 'absent.json'),
+      probeBle: async () => ({ state: 'powered-off', reason: 'hci0 is powered off' }),
+    });
+    expect(report.ok).toBe(false);
+    expect(report.checks.map((check) => [check.name, check.ok])).toEqual([
+      ['configuration', false],
+      ['token', true],
+      ['api', false],
+      ['entitlement', false],
+      ['mqtt', true],
+      ['ble', false],
+    ]);
+  });
+
+  it('renders marks on a terminal and words in a pipe, with the fix on the same line', () => {
+    const report = reportOf([pass('configuration', 'fine'), fail('token', 'loose', 'chmod 600 /x'), off('mqtt', 'off')]);
+    expect(renderReport(report, true)).toBe(
+      ['✔ configuration  fine', '✘ API token      loose — fix: chmod 600 /x', '– MQTT           off', 'not ready: 1 check failed', ''].join('\n'),
+    );
+    expect(renderReport(report, false).split('\n').slice(0, 3)).toEqual([
+      'PASS configuration  fine',
+      'FAIL API token      loose — fix: chmod 600 /x',
+      'SKIP MQTT           off',
+    ]);
+  });
+});
