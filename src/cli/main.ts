@@ -1,6 +1,7 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { errorKindOf, messageOf } from '../errors.js';
 import { exitCodeOf, EXIT } from './exit-codes.js';
+import { SETTING_KEYS, SETTINGS, type Setting } from '../config/settings.js';
 
 // The command table. Each action imports its command module only when it runs, so that
 // `panic-pair status` on a Raspberry Pi loads the control client and nothing heavier.
@@ -23,20 +24,17 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  program
+  const run = program
     .command('run')
-    .description('run the pairing daemon in the foreground (what systemd runs); JSON logs on stdout')
-    .option('--config <file>', 'JSON config file (PANIC_PAIR_CONFIG)')
-    .option('--api-url <url>', 'the API\'s base address (PANIC_PAIR_API_URL)')
-    .option('--customer-id <id>', 'the owning customer (PANIC_PAIR_CUSTOMER_ID)')
-    .option('--state-dir <dir>', 'where pairings.json lives (PANIC_PAIR_STATE_DIR)')
-    .option('--runtime-dir <dir>', 'where the control socket lives (PANIC_PAIR_RUNTIME_DIR)')
-    .option('--mqtt-url <url>', 'broker address, mqtt:// or mqtts:// (PANIC_PAIR_MQTT_URL)')
-    .option('--mqtt-prefix <prefix>', 'topic prefix (PANIC_PAIR_MQTT_PREFIX)')
-    .addOption(new Option('--ble <mode>', 'BLE radio (PANIC_PAIR_BLE)').choices(['on', 'off', 'auto']))
-    .option('--auto-pair', 'link every matching button whenever seen (PANIC_PAIR_AUTO_PAIR)')
-    .option('--log-level <level>', 'pino level (PANIC_PAIR_LOG_LEVEL)')
-    .action(async (options) => (await import('./commands/run.js')).runCommand(options));
+    .description('run the pairing daemon in the foreground (what systemd runs); JSON logs on stdout');
+  // Every setting that has a flag, from the one settings table, so flags and variables never drift.
+  for (const key of SETTING_KEYS) {
+    const setting: Setting = SETTINGS[key];
+    if (setting.flag === null) continue;
+    const value = typeof setting.default === 'boolean' ? '[true|false]' : '<value>';
+    run.option(`${setting.flag} ${value}`, `${setting.form} (${setting.env})`);
+  }
+  run.action(async (options) => (await import('./commands/run.js')).runCommand(options));
 
   withClientOptions(
     program

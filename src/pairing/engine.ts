@@ -88,6 +88,8 @@ export class PairingEngine {
       store: options.store,
       gate: this.gate,
       health: this.health,
+      // Twice the request slots: enough written ahead to cover a write that takes longer than
+      // a request (an SD card, a busy disk), few enough that a burst never leaves many `linking`.
       staging: new RequestSlots(options.apiConcurrency * 2),
       slots: new RequestSlots(options.apiConcurrency),
       clock: this.#clock,

@@ -26,7 +26,7 @@ export interface LinkJobContext {
   store: DeviceStore;
   gate: EntitlementGate;
   health: ApiHealth;
-  /** Jobs writing their `linking` record, as many as `slots`. */
+  /** Jobs writing their `linking` record or waiting for a request slot. */
   staging: RequestSlots;
   /** Jobs with a request out to the API. */
   slots: RequestSlots;
@@ -62,10 +62,11 @@ export async function runLinkJob(
     return failure(deviceId, error);
   }
 
-  // Two stages, each as wide as the API's concurrency: `staging` while the `linking` record is
-  // written, `slots` while the request is out. The next jobs' durable writes overlap the requests
-  // before them, so a burst is paced by the API rather than by fsync, and still at most twice the
-  // concurrency of records are `linking` at any instant (what a crash can leave to finish).
+  // Two stages: `staging` while the `linking` record is written and the job waits for a request
+  // slot, `slots` while the request is out. The next jobs' durable writes overlap the requests
+  // before them, so a burst is paced by the API rather than by fsync (a slot never waits for a
+  // write), and the records `linking` at any instant, what a crash can leave to finish, stay
+  // bounded by the two stages' widths.
   const staged = await context.staging.acquire();
   let linking: DeviceRecord;
   try {

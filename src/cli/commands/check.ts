@@ -4,7 +4,7 @@ export async function checkCommand(options: { config?: string; json?: boolean })
   const report = await runChecks({ env: process.env, ...(options.config === undefined ? {} : { configFile: options.config }) });
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, process.stdout.isTTY === true));
   process.exitCode = report.ok ? 0 : 1;
-  // noble, once loaded, holds the HCI socket open and offers no way to close it: without this the
-  // check would print and then hang. Unref'd, so it fires only when something still holds on.
+  // A native Bluetooth binding that keeps a handle open after the probe closed it must not make
+  // the pre-flight hang once it has answered. Unref'd: it fires only when something holds on.
   setTimeout(() => process.exit(), 1_000).unref();
 }

@@ -5,26 +5,12 @@ import { messageOf } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { RateLimitedWarning } from '../../log/rate-limited.js';
 
-export interface RunOptions {
-  config?: string;
-  apiUrl?: string;
-  customerId?: string;
-  stateDir?: string;
-  runtimeDir?: string;
-  mqttUrl?: string;
-  mqttPrefix?: string;
-  ble?: string;
-  autoPair?: boolean;
-  logLevel?: string;
-}
+/** The flags commander parsed: one a setting, named by the setting's key. */
+export type RunOptions = Partial<Record<SettingKey, string | boolean>>;
 
 /** `panic-pair run`: the daemon in the foreground, until SIGTERM or SIGINT. */
 export async function runCommand(options: RunOptions): Promise<void> {
-  const flags: Partial<Record<SettingKey, string | number | boolean>> = {};
-  for (const [key, value] of Object.entries(options)) {
-    if (value !== undefined) flags[key as SettingKey] = value as string | boolean;
-  }
-  const load = (): Config => loadConfig({ env: process.env, flags, require: ['apiUrl', 'customerId', 'token'] });
+  const load = (): Config => loadConfig({ env: process.env, flags: options, require: ['apiUrl', 'customerId', 'token'] });
   const config = load();
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   const notifyProblems = new RateLimitedWarning({ logger, summary: (n) => `${n} more sd_notify failures` });
@@ -39,10 +25,13 @@ export async function runCommand(options: RunOptions): Promise<void> {
     process.exit(1);
   });
 
-  let daemon;
+  let daemon: RunningDaemon | undefined;
+  // Pinging already while starting: a long store recovery is not a stuck event loop.
+  const heartbeat = startHeartbeat(notifier, () => (daemon === undefined ? 'starting' : systemdStatusOf(daemon.status())));
   try {
     daemon = await startDaemon(config, logger);
   } catch (error) {
+    heartbeat.stop();
     logger.fatal({ err: messageOf(error) }, 'could not start');
     logger.flush();
     notifier.status(`could not start: ${messageOf(error)}`);
@@ -52,7 +41,6 @@ export async function runCommand(options: RunOptions): Promise<void> {
 
   const running = daemon;
   notifier.ready(systemdStatusOf(running.status()));
-  const heartbeat = startHeartbeat(notifier, () => systemdStatusOf(running.status()));
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (signalled) {
