@@ -35,7 +35,7 @@ const handlers: ControlHandlers = fakeHandlers({
       return untilAborted(options.signal);
     }
     for (const step of ['waiting', 'checking', 'linking', 'linked'] as const) {
-      options.onProgress({ deviceId, step, source: 'ble', rssi: -58 });
+      options.onProgress({ deviceId, step, customerId: 42, source: 'ble', rssi: -58 });
     }
     const failure = FAILURES[deviceId];
     if (failure) return { ok: false, deviceId, kind: failure.kind, message: `${failure.kind} happened to ${deviceId}` };

@@ -121,6 +121,7 @@ describe('kill -9 at random instants during a bulk pairing', () => {
     // The store opened cleanly each time: no temporary file of a killed write is left behind.
     expect(readdirSync(harness.stateDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     const repeats = ids.filter((id) => (counts[id] ?? 0) > 1).length;
+    process.stderr.write(JSON.stringify(ids.filter((id) => (counts[id] ?? 0) > 1).map((id) => [id, counts[id], caughtInFlight.get(id)]))+'\n');
     process.stderr.write(`crash consistency (seed ${SEED}): ${KILLS} kills, ${totalPosts()} POSTs for ${BUTTONS} buttons, ${repeats} posted again after a kill\n`);
   });
 });
