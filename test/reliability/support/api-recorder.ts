@@ -19,6 +19,8 @@ export interface ApiRecorder {
   readonly exchanges: RecordedExchange[];
   /** The JSON bodies of every `POST /panic-api/v2/devices`. */
   linkBodies(): Array<Record<string, unknown>>;
+  /** Called as each request arrives, before its body is read or it goes on to the simulator. */
+  onRequest: ((method: string, path: string) => void) | undefined;
   /** Where requests go (the simulator's base address); requests before this wait for it. */
   setTarget(url: string): void;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export async function startApiRecorder(): Promise<ApiRecorder> {
   const target = new Promise<URL>((resolve) => (setTarget = (url) => resolve(new URL(url))));
   const exchanges: RecordedExchange[] = [];
   const server = http.createServer((request, response) => {
+    recorder.onRequest?.(request.method ?? '?', request.url ?? '/');
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -55,15 +58,17 @@ export async function startApiRecorder(): Promise<ApiRecorder> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
+  const recorder: ApiRecorder = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     exchanges,
     linkBodies: () =>
       exchanges.filter((e) => e.method === 'POST' && e.path.endsWith('/devices')).map((e) => JSON.parse(e.requestBody) as Record<string, unknown>),
+    onRequest: undefined,
     setTarget,
     close() {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+  return recorder;
 }
