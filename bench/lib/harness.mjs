@@ -148,6 +148,8 @@ export async function startDaemon({ apiUrl, token, mqttUrl, prefix = 'bench', en
   // BENCH_PROFILE=1: a CPU profile of each daemon in bench/out/ (open it in Chrome's DevTools,
   // or summarise it with bench/lib/profile-summary.mjs).
   if (process.env.BENCH_PROFILE) nodeArgs = ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench', 'out'), ...nodeArgs];
+  // BENCH_DAEMON_NODE_ARGS: node options for each daemon, to try a V8 setting.
+  if (process.env.BENCH_DAEMON_NODE_ARGS) nodeArgs = [...process.env.BENCH_DAEMON_NODE_ARGS.split(' '), ...nodeArgs];
   const { openSync } = await import('node:fs');
   const out = openSync(log, 'a');
   const child = startChild(process.execPath, [...nodeArgs, BIN, 'run'], {

@@ -1,8 +1,4 @@
-import type { Counters } from '../daemon/counters.js';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log/logger.js';
-import { RateLimitedWarning } from '../log/rate-limited.js';
-import type { MqttConnection } from '../mqtt/connection.js';
+import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { Advertisement, ProfileMatcher } from './profiles.js';
 import type { Sighting } from './sighting.js';
 
@@ -26,15 +22,9 @@ const UUID = /^(?:0x)?([0-9a-f]{4}|[0-9a-f]{8}|[0-9a-f]{32})$/i;
 
 /** A gateway message as a report, or why it is not one. Only the named fields are read. */
 export function parseGatewayMessage(payload: Buffer): GatewayReport | { invalid: string } {
-  if (payload.length > MAX_GATEWAY_MESSAGE_BYTES) return { invalid: `larger than ${MAX_GATEWAY_MESSAGE_BYTES} bytes (${payload.length})` };
-  let value: unknown;
-  try {
-    value = JSON.parse(payload.toString('utf8'));
-  } catch {
-    return { invalid: 'not JSON' };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { invalid: 'not a JSON object' };
-  const { id, name, rssi, manufacturerdata, mfid, servicedata, servicedatauuid } = value as Record<string, unknown>;
+  const read = readJsonObject(payload, MAX_GATEWAY_MESSAGE_BYTES);
+  if ('invalid' in read) return read;
+  const { id, name, rssi, manufacturerdata, mfid, servicedata, servicedatauuid } = read.object;
   if (typeof id !== 'string' || id.length === 0 || id.length > 64) return { invalid: 'id must be the device address, 1 to 64 characters' };
   if (rssi !== undefined && (typeof rssi !== 'number' || !(rssi >= -127 && rssi <= 20))) return { invalid: 'rssi must be a number from -127 to 20 (dBm)' };
   if (name !== undefined && typeof name !== 'string') return { invalid: 'name must be a string' };
@@ -67,28 +57,16 @@ export function gatewayName(topic: string): string {
   return name.slice(0, 48);
 }
 
-export interface GatewaySourceOptions {
-  connection: MqttConnection;
+export type GatewaySourceOptions = Omit<MqttSourceOptions, 'what' | 'read'> & {
   /** PANIC_PAIR_MQTT_BLE_GATEWAYS, e.g. `home/+/BTtoMQTT/+`. */
   filter: string;
   matcher: ProfileMatcher;
-  counters: Counters;
-  logger: Logger;
-  onSighting(sighting: Sighting): void;
-  now?: () => number;
-}
+};
 
-export interface GatewaySource {
-  stop(): void;
-}
-
-export function startBleGatewaySource(options: GatewaySourceOptions): GatewaySource {
-  const { matcher, counters, logger, onSighting } = options;
-  const now = options.now ?? Date.now;
-  const invalid = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more invalid BLE gateway messages dropped` });
+/** BLE gateways in the BTtoMQTT format as a source of sightings, through the BLE profiles. */
+export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource {
+  const { matcher } = options;
   const sources = new Map<string, string>();
-  let running = true;
-
   const sourceOf = (topic: string): string => {
     const name = gatewayName(topic);
     let word = sources.get(name);
@@ -99,38 +77,16 @@ export function startBleGatewaySource(options: GatewaySourceOptions): GatewaySou
     }
     return word;
   };
-
-  options.connection.subscribe(options.filter, (topic, payload) => {
-    if (!running) return;
-    counters.announcements += 1;
+  const read = (topic: string, payload: Buffer, at: number): Reading => {
     const report = parseGatewayMessage(payload);
-    if ('invalid' in report) {
-      counters.dropped += 1;
-      invalid.warn({ topic, reason: report.invalid, bytes: payload.length }, 'invalid BLE gateway message dropped');
-      return;
-    }
+    if ('invalid' in report) return report;
     const match = matcher.advertisement(report.advertisement, report.address);
-    if (match === undefined) return;
-    if (!match.ok) {
-      counters.dropped += 1;
-      invalid.warn({ topic, profile: match.profile, reason: match.invalid }, 'BLE gateway message matches a profile but has no usable deviceId');
-      return;
-    }
-    const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at: now() };
+    if (match === undefined) return undefined;
+    if (!match.ok) return { invalid: `matches profile ${match.profile} but has no usable deviceId: ${match.invalid}` };
+    const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at };
     if (report.rssi !== undefined) sighting.rssi = report.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
-    try {
-      onSighting(sighting);
-    } catch (error) {
-      counters.dropped += 1;
-      invalid.warn({ topic, deviceId: sighting.deviceId, error: messageOf(error) }, 'a BLE gateway sighting could not be handled');
-    }
-  });
-
-  return {
-    stop() {
-      running = false;
-      invalid.flush();
-    },
+    return sighting;
   };
+  return startMqttSource({ ...options, what: 'BLE gateway message', read });
 }

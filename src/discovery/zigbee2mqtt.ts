@@ -1,8 +1,4 @@
-import type { Counters } from '../daemon/counters.js';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log/logger.js';
-import { RateLimitedWarning } from '../log/rate-limited.js';
-import type { MqttConnection } from '../mqtt/connection.js';
+import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { ProfileMatcher, ZigbeeDefinition } from './profiles.js';
 import type { Sighting } from './sighting.js';
 
@@ -28,15 +24,9 @@ export function bridgeEventTopic(prefix: string): string {
 /** A bridge event read: only an interview that succeeded counts. */
 export function parseBridgeEvent(payload: Buffer): BridgeEvent {
   // A successful interview carries the device's `exposes`; large, but far below this.
-  if (payload.length > MAX_BRIDGE_EVENT_BYTES) return { invalid: `larger than ${MAX_BRIDGE_EVENT_BYTES} bytes (${payload.length})` };
-  let value: unknown;
-  try {
-    value = JSON.parse(payload.toString('utf8'));
-  } catch {
-    return { invalid: 'not JSON' };
-  }
-  if (!isObject(value)) return { invalid: 'not a JSON object' };
-  const { type, data } = value;
+  const read = readJsonObject(payload, MAX_BRIDGE_EVENT_BYTES);
+  if ('invalid' in read) return read;
+  const { type, data } = read.object;
   if (typeof type !== 'string') return { invalid: 'type must be a string' };
   if (!isObject(data)) return { invalid: 'data must be an object' };
   if (type !== 'device_interview') return { ignored: type };
@@ -62,63 +52,30 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export interface ZigbeeSourceOptions {
-  connection: MqttConnection;
+export type ZigbeeSourceOptions = Omit<MqttSourceOptions, 'filter' | 'what' | 'read'> & {
   /** PANIC_PAIR_ZIGBEE2MQTT_PREFIX, e.g. `zigbee2mqtt`. */
   prefix: string;
   matcher: ProfileMatcher;
-  counters: Counters;
-  logger: Logger;
-  onSighting(sighting: Sighting): void;
-  now?: () => number;
-}
+};
 
-export interface ZigbeeSource {
-  stop(): void;
-}
-
-export function startZigbeeSource(options: ZigbeeSourceOptions): ZigbeeSource {
-  const { matcher, counters, logger, onSighting } = options;
-  const now = options.now ?? Date.now;
-  const invalid = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more invalid Zigbee2MQTT bridge events dropped` });
-  let running = true;
-
-  options.connection.subscribe(bridgeEventTopic(options.prefix), (topic, payload) => {
-    if (!running) return;
-    counters.announcements += 1;
+/** Zigbee2MQTT's bridge events as a source of sightings, through the Zigbee profiles. */
+export function startZigbeeSource(options: ZigbeeSourceOptions): MqttSource {
+  const { matcher, logger } = options;
+  const read = (_topic: string, payload: Buffer, at: number): Reading => {
     const event = parseBridgeEvent(payload);
-    if ('invalid' in event) {
-      counters.dropped += 1;
-      invalid.warn({ topic, reason: event.invalid, bytes: payload.length }, 'invalid Zigbee2MQTT bridge event dropped');
-      return;
-    }
-    if ('ignored' in event) return;
+    if ('invalid' in event) return event;
+    if ('ignored' in event) return undefined;
     const { ieeeAddress, definition } = event.joined;
     const match = matcher.zigbee(definition, ieeeAddress);
     if (match === undefined) {
       logger.debug({ ieeeAddress, ...definition }, 'a Zigbee device joined that no profile matches');
-      return;
+      return undefined;
     }
-    if (!match.ok) {
-      counters.dropped += 1;
-      invalid.warn({ topic, profile: match.profile, reason: match.invalid }, 'Zigbee device matches a profile but has no usable deviceId');
-      return;
-    }
+    if (!match.ok) return { invalid: `matches profile ${match.profile} but has no usable deviceId: ${match.invalid}` };
     logger.info({ deviceId: match.deviceId, profile: match.profile, ...definition }, 'a Zigbee button joined');
-    const sighting: Sighting = { deviceId: match.deviceId, source: ZIGBEE_SOURCE, at: now() };
+    const sighting: Sighting = { deviceId: match.deviceId, source: ZIGBEE_SOURCE, at };
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
-    try {
-      onSighting(sighting);
-    } catch (error) {
-      counters.dropped += 1;
-      invalid.warn({ topic, deviceId: sighting.deviceId, error: messageOf(error) }, 'a Zigbee sighting could not be handled');
-    }
-  });
-
-  return {
-    stop() {
-      running = false;
-      invalid.flush();
-    },
+    return sighting;
   };
+  return startMqttSource({ ...options, filter: bridgeEventTopic(options.prefix), what: 'Zigbee2MQTT bridge event', read });
 }

@@ -94,6 +94,7 @@ describe('kill -9 at random instants during a bulk pairing', () => {
         };
         await waitFor(() => arrived || allLinked(), { timeoutMs: 20_000, what: `a POST to reach the API (seed ${SEED})` });
         api.onRequest = undefined;
+        process.stderr.write(`arm: arrived=${arrived} all=${allLinked()}\n`);
         if (arrived) atArrival++;
         else harness.kill('SIGKILL');
       } else {
