@@ -59,6 +59,7 @@ await runBench('memory', async () => {
 
   const [daemonRss, baselineRss] = await Promise.all([settledRss(daemon.pid), settledRss(baseline.pid)]);
   const status = await daemon.status();
+  if (process.env.BENCH_SMAPS) { const { breakdown } = await import('./out/smaps.mjs'); console.error('daemon', breakdown(daemon.pid), 'baseline', breakdown(baseline.pid)); }
   report({
     figure: 'memory: idle daemon RSS / node importing its libraries',
     ratio: daemonRss / baselineRss,

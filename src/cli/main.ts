@@ -1,16 +1,14 @@
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { errorKindOf, messageOf } from '../errors.js';
 import { exitCodeOf, EXIT } from './exit-codes.js';
 import { SETTING_KEYS, SETTINGS, type Setting } from '../config/settings.js';
+import { shortcutFor } from './shortcut.js';
 
-// The command table. Each action imports its command module only when it runs, so that
-// `panic-pair status` on a Raspberry Pi loads the control client and nothing heavier.
+// The command table. Each action imports its command module only when it runs, and commander
+// itself is loaded only when the command is not a shortcut (shortcut.ts), so that `panic-pair
+// status` on a Raspberry Pi loads the control client and nothing heavier.
 
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
-  return n;
-}
+type Commander = typeof import('commander');
 
 function withClientOptions(command: Command): Command {
   return command
@@ -18,7 +16,12 @@ function withClientOptions(command: Command): Command {
     .option('--config <file>', 'JSON config file (PANIC_PAIR_CONFIG)');
 }
 
-export function buildProgram(): Command {
+export function buildProgram({ Command, InvalidArgumentError }: Commander): Command {
+  const seconds = (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
+    return n;
+  };
   const program = new Command('panic-pair')
     .description('Pairs panic buttons found over BLE or MQTT with the hub\'s customer through panic-api v2')
     .showHelpAfterError('(run with --help for usage)')
@@ -94,8 +97,10 @@ export function buildProgram(): Command {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const shortcut = shortcutFor(argv.slice(2));
+    if (shortcut !== undefined) return await shortcut();
+    const program = buildProgram(await import('commander'));
     await program.parseAsync(argv);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
