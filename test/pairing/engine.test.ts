@@ -66,9 +66,9 @@ describe('PairingEngine', () => {
     simulator.setFaults({ latencyMs: 0, queue: [{ type: 'delay', route: 'link', ms: 400 }] });
     engine.sighting(seen('A1'));
     const outcome = pairNow(engine, 'A1');
-    // While the POST is held by the simulator, the file on disk already says `linking`.
-    await expect.poll(() => readFileSync(store.file, 'utf8')).toContain('"linking"');
-    expect(simulator.stats().postsByDevice.A1).toBe(1);
+    // Once the POST has reached the simulator (which holds it), the file on disk already says `linking`.
+    await expect.poll(() => simulator.stats().postsByDevice.A1).toBe(1);
+    expect(readFileSync(store.file, 'utf8')).toContain('"linking"');
     await expect(outcome).resolves.toMatchObject({ ok: true, record: { state: 'linked', linkId: expect.any(Number) } });
     expect(JSON.parse(readFileSync(store.file, 'utf8')).devices[0]).toMatchObject({ deviceId: 'A1', state: 'linked' });
   });
