@@ -88,7 +88,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       ble: ble.state,
       ...(ble.reason === undefined ? {} : { bleReason: ble.reason }),
       bleRequired: config.ble === 'on',
-      store: { ...store.health(), path: store.file },
+      store: { ...store.health(), path: store.file, ...writeCounts(store) },
       unsavedLinks: engine.unsavedLinks,
       devices: engine.devices(),
       autoPair: config.autoPair,
@@ -156,4 +156,9 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       return stopping;
     },
   };
+}
+
+function writeCounts(store: PairingStore): { writes: number; fsyncs: number; bytesWritten: number } {
+  const { writes, fsyncs, bytesWritten } = store.stats();
+  return { writes, fsyncs, bytesWritten };
 }

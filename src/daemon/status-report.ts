@@ -18,7 +18,8 @@ export interface StatusReport {
   mqtt: 'off' | 'connecting' | 'connected' | 'disconnected';
   ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off';
   bleReason?: string;
-  store: { ok: boolean; path: string; error?: string };
+  /** Writes since start, with their fsyncs and bytes: what the store costs the SD card. */
+  store: { ok: boolean; path: string; error?: string; writes?: number; fsyncs?: number; bytesWritten?: number };
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
   autoPair: boolean;
   /** ISO-8601 end of the latest open pairing window, when one is open. */

@@ -1,4 +1,5 @@
 import { announceTopic } from '../mqtt/topics.js';
+import { readCompactAnnouncement } from './compact-announcement.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions } from './mqtt-source.js';
 import { DEVICE_ID_PATTERN, type Sighting } from './sighting.js';
 
@@ -11,6 +12,8 @@ export type AnnouncementResult = Sighting | { invalid: string };
 // topic, and the three fields are simple enough to read at a glance. Only the three named fields
 // are copied out, so a hostile payload cannot reach any prototype.
 export function parseAnnouncement(payload: Buffer, at: number): AnnouncementResult {
+  const compact = readCompactAnnouncement(payload, at);
+  if (compact !== undefined) return compact;
   const read = readJsonObject(payload, MAX_ANNOUNCEMENT_BYTES);
   if ('invalid' in read) return read;
   const { deviceId, deviceTypeId, rssi } = read.object;

@@ -142,7 +142,6 @@ describe('kill -9 at random instants during a bulk pairing', () => {
       expect(granted.get(id), `${id}: the store's link id is one the API gave it`).toContain(record?.linkId);
       const allowed = 1 + (caughtInFlight.get(id) ?? 0);
       expect(counts[id], `${id} posted ${counts[id]} times, caught in flight by ${allowed - 1} kills (seed ${SEED})`).toBeLessThanOrEqual(allowed);
-      if (allowed <= 2) expect(counts[id]).toBeLessThanOrEqual(2);
     }
     // The store opened cleanly each time: no temporary file of a killed write is left behind.
     expect(readdirSync(harness.stateDir).filter((name) => name.endsWith('.tmp'))).toEqual([]);

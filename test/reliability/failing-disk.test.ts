@@ -1,5 +1,6 @@
 // The daemon's state dir on storage that fails under it (CONTRACT.md section 8): a real full disk
-// and a real read-only remount, on a small tmpfs of the test's own. Mounting needs privileges;
+// (before a link, and while its POST is in flight) and a real read-only remount, on a small tmpfs
+// of the test's own. Mounting needs privileges;
 // where it is refused these tests are skipped and say so.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/daemon/status-report.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { waitFor } from '../support/wait.js';
 
 const mountPoint = mkdtempSync(path.join(tmpdir(), 'panic-pair-disk-'));
 const stateDir = path.join(mountPoint, 'state');
@@ -51,7 +53,7 @@ async function fillDisk(filler: string): Promise<void> {
   } catch (error) {
     expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
   }
-  // The last partial block, byte by byte would be slow: single bytes until even those fail.
+  // Then single bytes, until the last partly used page is full too.
   try {
     for (;;) await handle.write(Buffer.of(0x61));
   } catch {
@@ -101,8 +103,7 @@ async function expectLinksOnceFixed(harness: DaemonHarness, deviceId: string): P
   const pair = await harness.cli(['pair', deviceId]);
   expect(pair.code, pair.stdout + pair.stderr).toBe(0);
   expect(postsFor(harness, deviceId)).toBe(1);
-  const onDisk = JSON.parse(readFileSync(storeFile, 'utf8')) as { devices: Array<{ deviceId: string; state: string }> };
-  expect(onDisk.devices.find((device) => device.deviceId === deviceId)?.state).toBe('linked');
+  expect(readRecord(deviceId)?.state).toBe('linked');
   const { code, report } = await statusOf(harness);
   expect(report.store).toMatchObject({ ok: true });
   expect(code, report.problems.join('; ')).toBe(0);
@@ -132,4 +133,42 @@ describe('the state dir on a failing disk, through the daemon', () => {
     }
     await expectLinksOnceFixed(hub, 'DISK-RO');
   });
+
+  it('the disk fills while a POST is in flight: the link is kept in memory, never posted again, and written once there is room', async (context) => {
+    if (!mounted || hub === undefined) return context.skip(`cannot mount a tmpfs here (${refusal}); a real ENOSPC is not tested`);
+    const harness = hub;
+    const onDisk = (): string | undefined => readRecord('DISK-MID')?.state;
+    harness.simulator.setFaults({ latencyMs: 2_000 });
+    await harness.announceSeen('DISK-MID');
+    const pair = harness.cli(['pair', 'DISK-MID']);
+    await waitFor(() => onDisk() === 'linking', { what: 'the linking record on disk' });
+    const filler = path.join(mountPoint, 'filler');
+    await fillDisk(filler);
+    const result = await pair;
+    harness.simulator.setFaults({});
+    expect(result.code, result.stdout).toBe(1);
+    expect(result.stderr).toMatch(/the API linked DISK-MID \(link \d+\) but the store could not record it: .*disk full \(ENOSPC\)/);
+
+    const { code, report } = await statusOf(harness);
+    expect(code).toBe(1);
+    expect(report.problems.join('\n')).toContain('1 link(s) made by the API are not yet recorded in the store');
+    expect((await harness.devices()).find((device) => device.deviceId === 'DISK-MID')?.state).toBe('linked');
+    expect(onDisk()).toBe('linking');
+    const again = await harness.cli(['pair', 'DISK-MID']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(postsFor(harness, 'DISK-MID')).toBe(1);
+
+    // Room again; at the latest at shutdown the link is written, and a new start does not post it.
+    await rm(filler);
+    expect(await harness.stop()).toEqual({ code: 0, signal: null });
+    expect(readRecord('DISK-MID')).toMatchObject({ state: 'linked', linkId: expect.any(Number) });
+    await harness.restart();
+    expect((await harness.devices()).find((device) => device.deviceId === 'DISK-MID')?.state).toBe('linked');
+    expect(postsFor(harness, 'DISK-MID')).toBe(1);
+  });
 });
+
+function readRecord(deviceId: string): { state: string; linkId?: number } | undefined {
+  const file = JSON.parse(readFileSync(storeFile, 'utf8')) as { devices: Array<{ deviceId: string; state: string; linkId?: number }> };
+  return file.devices.find((device) => device.deviceId === deviceId);
+}
