@@ -17,6 +17,7 @@ import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, 
 /** Background retries of links that failed for a passing reason: 15 s doubling to 5 min, jittered. */
 const BACKGROUND_RETRY: RetryPolicy = { limit: Number.POSITIVE_INFINITY, baseDelayMs: 15_000, maxDelayMs: 300_000, maxRetryAfterMs: 300_000 };
 const RETRIED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['transient', 'store']);
+const MAX_PENDING_RETRIES = 256;
 
 export interface EngineOptions {
   customerId: number;
@@ -39,6 +40,8 @@ export interface EngineOptions {
 
 interface Job {
   promise: Promise<LinkOutcome>;
+  /** Asked for by an installer or left by a crash (not automatic pairing): retried in the background. */
+  asked: boolean;
   step: PairStep;
   listeners: Set<(step: PairStep) => void>;
 }
@@ -134,7 +137,7 @@ export class PairingEngine {
       now,
     });
     if (!decision.link) return;
-    const job = this.#start(sighting);
+    const job = this.#start(sighting, trigger === 'window');
     if (trigger === 'window') this.#windows.adopt(job.promise, now);
     else void job.promise.then((outcome) => this.#logAutomatic(outcome));
   }
@@ -155,8 +158,9 @@ export class PairingEngine {
         running === undefined
           ? (this.#recentSighting(deviceId) ?? (await this.#waitForSighting(deviceId, timeout.signal, options.onProgress)))
           : undefined;
-      const job = this.#jobs.get(deviceId) ?? (sighting ? this.#start(sighting) : undefined);
+      const job = this.#jobs.get(deviceId) ?? (sighting ? this.#start(sighting, true) : undefined);
       if (job === undefined) throw new PanicPairError('failure', `no link job for ${deviceId}`);
+      job.asked = true;
       const customerId = this.#options.customerId;
       const report = (step: PairStep): void => options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting) });
       report(job.step);
@@ -228,7 +232,7 @@ export class PairingEngine {
     this.#options.logger.warn({ devices: interrupted.map((r) => r.deviceId) }, 'finishing links interrupted by a restart');
     const outcomes = await Promise.all(
       interrupted.map((record) =>
-        this.#start({ deviceId: record.deviceId, source: record.source, deviceTypeId: record.deviceTypeId, at: this.#clock() }).promise,
+        this.#start({ deviceId: record.deviceId, source: record.source, deviceTypeId: record.deviceTypeId, at: this.#clock() }, true).promise,
       ),
     );
     outcomes.forEach((outcome) => this.#logAutomatic(outcome));
@@ -270,10 +274,10 @@ export class PairingEngine {
     return Promise.race([settled, bound]);
   }
 
-  #start(sighting: Sighting): Job {
+  #start(sighting: Sighting, asked: boolean): Job {
     const existing = this.#jobs.get(sighting.deviceId);
     if (existing !== undefined) return existing;
-    const job: Job = { step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
+    const job: Job = { asked, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
     const step = (next: PairStep): void => {
       job.step = next;
       for (const listener of job.listeners) listener(next);
@@ -285,7 +289,8 @@ export class PairingEngine {
         this.#jobs.delete(sighting.deviceId);
         if (outcome.ok) this.#lastFailure.delete(sighting.deviceId);
         else this.#lastFailure.set(sighting.deviceId, this.#clock());
-        this.#scheduleRetry(target, outcome);
+        if (job.asked) this.#scheduleRetry(target, outcome);
+        else this.#cancelRetry(target.deviceId);
         return outcome;
       });
     this.#jobs.set(sighting.deviceId, job);
@@ -295,7 +300,8 @@ export class PairingEngine {
   /**
    * A link asked for but failed for a passing reason (the API unreachable, the disk full) is not
    * dropped: it is tried again with capped backoff until it succeeds or fails for good, so pending
-   * pairings complete once the fault clears. Any other outcome ends the retries.
+   * pairings complete once the fault clears. Any other outcome ends the retries. Automatic pairing
+   * needs none: the next sighting asks again. At most MAX_PENDING_RETRIES wait at once.
    */
   #scheduleRetry(target: { deviceId: string; source: string; deviceTypeId?: number | undefined }, outcome: LinkOutcome): void {
     const { deviceId } = target;
@@ -303,14 +309,23 @@ export class PairingEngine {
       this.#cancelRetry(deviceId);
       return;
     }
-    const attempt = (this.#retries.get(deviceId)?.attempt ?? 0) + 1;
+    const previous = this.#retries.get(deviceId);
+    if (previous === undefined && this.#retries.size >= MAX_PENDING_RETRIES) {
+      this.#options.logger.warn({ deviceId, pending: this.#retries.size }, 'too many failed links waiting; this one is retried only when asked again');
+      return;
+    }
+    const attempt = (previous?.attempt ?? 0) + 1;
     const delay = retryDelay({ retry: attempt, now: this.#clock(), random: Math.random, policy: this.#options.backgroundRetry ?? BACKGROUND_RETRY });
     const timer = setTimeout(() => {
       const entry = this.#retries.get(deviceId);
       if (entry) entry.timer = undefined;
-      if (this.#closing || this.#jobs.has(deviceId) || this.record(deviceId)?.state === 'linked') return;
+      if (this.#closing || this.#jobs.has(deviceId)) return;
+      if (this.record(deviceId)?.state === 'linked') {
+        this.#cancelRetry(deviceId);
+        return;
+      }
       this.#options.logger.info({ deviceId, attempt }, 'trying a failed link again');
-      void this.#start({ deviceId, source: target.source, deviceTypeId: target.deviceTypeId, at: this.#clock() }).promise.then((o) => this.#logAutomatic(o));
+      void this.#start({ deviceId, source: target.source, deviceTypeId: target.deviceTypeId, at: this.#clock() }, true).promise.then((o) => this.#logAutomatic(o));
     }, delay);
     timer.unref();
     this.#retries.set(deviceId, { attempt, timer });

@@ -86,7 +86,8 @@ export async function runLinkJob(
   } catch (error) {
     staged();
     context.logger.error({ deviceId, err: messageOf(error) }, 'not linking: the linking record could not be written');
-    return failure(deviceId, error);
+    const kind = error instanceof PanicPairError ? error.kind : 'store';
+    return { ok: false, deviceId, kind, message: `${deviceId} was not linked and no request was sent: ${messageOf(error)}` };
   }
   const release = await context.slots.acquire();
   staged();

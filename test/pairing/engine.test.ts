@@ -225,4 +225,15 @@ describe('PairingEngine background retries', () => {
     expect(engine.pendingRetries).toBe(0);
     expect(simulator.stats().links).toBe(1);
   });
+
+  it('leaves automatic pairing to the next sighting: no background retry', async () => {
+    const { engine, simulator } = await rig({ autoPair: true });
+    await engine.gate.check();
+    simulator.setFaults({ queue: [{ type: 'drop', route: 'link', count: 2 }] });
+    const failed: string[] = [];
+    engine.onDevice((record) => record.state === 'failed' && failed.push(record.deviceId));
+    engine.sighting(seen('AUTOFAIL', { source: 'ble', rssi: -40 }));
+    await expect.poll(() => failed).toEqual(['AUTOFAIL']);
+    expect(engine.pendingRetries).toBe(0);
+  });
 });

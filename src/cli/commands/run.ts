@@ -4,6 +4,7 @@ import { createNotifier, startHeartbeat, systemdStatusOf } from '../../daemon/sd
 import { messageOf } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { RateLimitedWarning } from '../../log/rate-limited.js';
+import { captureConsole } from '../../log/console-capture.js';
 
 /** The flags commander parsed: one a setting, named by the setting's key. */
 export type RunOptions = Partial<Record<SettingKey, string | boolean>>;
@@ -13,6 +14,7 @@ export async function runCommand(options: RunOptions): Promise<void> {
   const load = (): Config => loadConfig({ env: process.env, flags: options, require: ['apiUrl', 'customerId', 'token'] });
   const config = load();
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
+  captureConsole(logger);
   const notifyProblems = new RateLimitedWarning({ logger, summary: (n) => `${n} more sd_notify failures` });
   const notifier = createNotifier(process.env, { onError: (error) => notifyProblems.warn({ err: messageOf(error) }, 'sd_notify failed') });
   // Bounded: systemd-notify gives up on its own after a few seconds.
