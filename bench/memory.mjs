@@ -76,8 +76,8 @@ await runBench('memory', async () => {
   const daemonRss = daemon.rssBytes();
   const baselineRss = median(baselines.map((child) => rssOf(child.pid)));
   const status = await daemon.status();
+  // BENCH_VERBOSE=1: the daemon's last mark-compact collections, as --trace-gc printed them.
   if (process.env.BENCH_VERBOSE) process.stderr.write(readFileSync(daemon.log, 'utf8').split('\n').filter((line) => line.includes('Mark-Compact')).slice(-4).join('\n') + '\n');
-  if (process.env.BENCH_SMAPS) { const { breakdown } = await import('./out/smaps.mjs'); console.error('daemon', breakdown(daemon.pid), 'baseline', breakdown(baselines[0].pid)); }
   report({
     figure: 'memory: idle daemon RSS / node importing its libraries',
     ratio: daemonRss / baselineRss,
@@ -91,4 +91,4 @@ await runBench('memory', async () => {
       '300 linked': outcomes.filter((outcome) => outcome.ok).length === LINKS,
     },
   });
-});
+}, { timeoutMs: 300_000 });

@@ -6,7 +6,7 @@
 //
 // A script reports by printing lines `BENCH_RESULT {json}` (see report() in lib/harness.mjs).
 // Results are also written to bench/out/results.json.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,8 +59,17 @@ function format(value) {
   return Math.abs(value) >= 100 ? value.toFixed(0) : value.toFixed(2);
 }
 
+/** Lets the machine settle between scripts: the page cache one left dirty is flushed first. */
+async function settle() {
+  spawnSync('sync', { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+}
+
 const runs = [];
-for (const name of SCRIPTS) runs.push(await runScript(name));
+for (const name of SCRIPTS) {
+  if (runs.length > 0) await settle();
+  runs.push(await runScript(name));
+}
 
 const rows = [];
 const misses = [];
@@ -80,7 +89,7 @@ for (const run of runs) {
     rows.push([result.figure, format(result.ratio), target, verdict]);
     if (result.pass === false) {
       const why = result.failedChecks.length > 0 ? `failed: ${result.failedChecks.join(', ')}` : `${format(result.ratio)} against ${target}`;
-      misses.push(`${result.figure}: ${why} (${result.detail})`);
+      misses.push(`${result.figure}: ${why} (${typeof result.detail === 'string' ? result.detail : JSON.stringify(result.detail)})`);
     }
   }
 }
@@ -92,7 +101,8 @@ const cpus = os.cpus();
 process.stdout.write(`\npanic-pair benchmarks, ${new Date().toISOString()}, node ${process.version}, ${cpus.length} x ${cpus[0]?.model ?? 'cpu'}, load ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}\n\n`);
 process.stdout.write(`${line(headers)}\n${line(widths.map((w) => '-'.repeat(w)))}\n${rows.map(line).join('\n')}\n`);
 process.stdout.write('\ndetails:\n');
-for (const run of runs) for (const result of run.results) process.stdout.write(`  ${result.figure}: ${result.detail}\n`);
+const text = (detail) => (typeof detail === 'string' ? detail : JSON.stringify(detail));
+for (const run of runs) for (const result of run.results) process.stdout.write(`  ${result.figure}: ${text(result.detail)}\n`);
 if (misses.length === 0) process.stdout.write('\nevery figure with a target meets it.\n');
 else process.stdout.write(`\n${misses.length} miss${misses.length === 1 ? '' : 'es'}:\n${misses.map((miss) => `  - ${miss}`).join('\n')}\n`);
 

@@ -11,13 +11,20 @@ const VALUE_FLAGS: Record<string, keyof ClientOptions> = { '--runtime-dir': 'run
 
 /** The action for `status` or `devices` with only --json, --runtime-dir and --config; else undefined. */
 export function shortcutFor(args: readonly string[]): (() => Promise<void>) | undefined {
+  const shortcut = parseShortcut(args);
+  if (shortcut === undefined) return undefined;
+  const { options } = shortcut;
+  return shortcut.command === 'status'
+    ? async () => (await import('./commands/status.js')).statusCommand(options)
+    : async () => (await import('./commands/devices.js')).devicesCommand(options);
+}
+
+/** The command and its options when the arguments qualify for the shortcut. */
+export function parseShortcut(args: readonly string[]): { command: 'status' | 'devices'; options: ShortcutOptions } | undefined {
   const [command, ...rest] = args;
   if (command !== 'status' && command !== 'devices') return undefined;
   const options = parseFlags(rest);
-  if (options === undefined) return undefined;
-  return command === 'status'
-    ? async () => (await import('./commands/status.js')).statusCommand(options)
-    : async () => (await import('./commands/devices.js')).devicesCommand(options);
+  return options === undefined ? undefined : { command, options };
 }
 
 function parseFlags(args: readonly string[]): ShortcutOptions | undefined {
