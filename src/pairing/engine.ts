@@ -1,8 +1,10 @@
 import type { PanicApi } from '../api/types.js';
 import type { Counters } from '../daemon/counters.js';
 import type { Sighting } from '../discovery/sighting.js';
-import { retryDelay, type RetryPolicy } from '../api/retry-delay.js';
-import { messageOf, PanicPairError, type ErrorKind } from '../errors.js';
+import type { RetryPolicy } from '../api/retry-delay.js';
+import { BackgroundRetries } from './background-retries.js';
+import { abortableDelay, raceAbort, reasonOf, seconds, timedOut, timeoutSignal } from './deadline.js';
+import { messageOf, PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -13,11 +15,6 @@ import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
 import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
-
-/** Background retries of links that failed for a passing reason: 15 s doubling to 5 min, jittered. */
-const BACKGROUND_RETRY: RetryPolicy = { limit: Number.POSITIVE_INFINITY, baseDelayMs: 15_000, maxDelayMs: 300_000, maxRetryAfterMs: 300_000 };
-const RETRIED_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['transient', 'store']);
-const MAX_PENDING_RETRIES = 256;
 
 export interface EngineOptions {
   customerId: number;
@@ -58,8 +55,7 @@ export class PairingEngine {
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
   /** When each device's last attempt failed, to hold back sightings for a while. */
   readonly #lastFailure = new Map<string, number>();
-  /** Links that failed for a passing reason (API down, disk full), tried again in the background. */
-  readonly #retries = new Map<string, { attempt: number; timer: NodeJS.Timeout | undefined }>();
+  readonly #retries: BackgroundRetries;
   /** Linked by the API but not yet durably recorded (the store failed); never posted again. */
   readonly #unsaved = new Map<string, DeviceRecord>();
   readonly #windows: PairingWindows;
@@ -74,6 +70,17 @@ export class PairingEngine {
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
     this.#windows = new PairingWindows(this.#clock);
+    this.#retries = new BackgroundRetries({
+      policy: options.backgroundRetry,
+      clock: this.#clock,
+      logger: options.logger,
+      retry: (target) => {
+        if (this.#closing || this.#jobs.has(target.deviceId)) return 'later';
+        if (this.record(target.deviceId)?.state === 'linked') return 'done';
+        void this.#start({ ...target, at: this.#clock() }, true).promise.then((outcome) => this.#logAutomatic(outcome));
+        return 'started';
+      },
+    });
     this.health = new ApiHealth(options.hasToken);
     this.gate = new EntitlementGate({
       api: options.api,
@@ -195,7 +202,7 @@ export class PairingEngine {
     }
     this.#unsaved.delete(deviceId);
     this.#lastFailure.delete(deviceId);
-    this.#cancelRetry(deviceId);
+    this.#retries.cancel(deviceId);
     return { removed: await this.#options.store.remove(deviceId) };
   }
 
@@ -268,7 +275,7 @@ export class PairingEngine {
   async drain(timeoutMs: number): Promise<boolean> {
     this.#closing = true;
     this.#windows.closeAll();
-    for (const deviceId of [...this.#retries.keys()]) this.#cancelRetry(deviceId);
+    this.#retries.cancelAll();
     const settled = Promise.allSettled([...this.#jobs.values()].map((job) => job.promise)).then(() => true);
     const bound = new Promise<boolean>((resolve) => setTimeout(resolve, timeoutMs, false).unref());
     return Promise.race([settled, bound]);
@@ -289,52 +296,12 @@ export class PairingEngine {
         this.#jobs.delete(sighting.deviceId);
         if (outcome.ok) this.#lastFailure.delete(sighting.deviceId);
         else this.#lastFailure.set(sighting.deviceId, this.#clock());
-        if (job.asked) this.#scheduleRetry(target, outcome);
-        else this.#cancelRetry(target.deviceId);
+        if (job.asked && !this.#closing) this.#retries.after(target, outcome);
+        else this.#retries.cancel(target.deviceId);
         return outcome;
       });
     this.#jobs.set(sighting.deviceId, job);
     return job;
-  }
-
-  /**
-   * A link asked for but failed for a passing reason (the API unreachable, the disk full) is not
-   * dropped: it is tried again with capped backoff until it succeeds or fails for good, so pending
-   * pairings complete once the fault clears. Any other outcome ends the retries. Automatic pairing
-   * needs none: the next sighting asks again. At most MAX_PENDING_RETRIES wait at once.
-   */
-  #scheduleRetry(target: { deviceId: string; source: string; deviceTypeId?: number | undefined }, outcome: LinkOutcome): void {
-    const { deviceId } = target;
-    if (outcome.ok || !RETRIED_KINDS.has(outcome.kind) || this.#closing) {
-      this.#cancelRetry(deviceId);
-      return;
-    }
-    const previous = this.#retries.get(deviceId);
-    if (previous === undefined && this.#retries.size >= MAX_PENDING_RETRIES) {
-      this.#options.logger.warn({ deviceId, pending: this.#retries.size }, 'too many failed links waiting; this one is retried only when asked again');
-      return;
-    }
-    const attempt = (previous?.attempt ?? 0) + 1;
-    const delay = retryDelay({ retry: attempt, now: this.#clock(), random: Math.random, policy: this.#options.backgroundRetry ?? BACKGROUND_RETRY });
-    const timer = setTimeout(() => {
-      const entry = this.#retries.get(deviceId);
-      if (entry) entry.timer = undefined;
-      if (this.#closing || this.#jobs.has(deviceId)) return;
-      if (this.record(deviceId)?.state === 'linked') {
-        this.#cancelRetry(deviceId);
-        return;
-      }
-      this.#options.logger.info({ deviceId, attempt }, 'trying a failed link again');
-      void this.#start({ deviceId, source: target.source, deviceTypeId: target.deviceTypeId, at: this.#clock() }, true).promise.then((o) => this.#logAutomatic(o));
-    }, delay);
-    timer.unref();
-    this.#retries.set(deviceId, { attempt, timer });
-  }
-
-  #cancelRetry(deviceId: string): void {
-    const entry = this.#retries.get(deviceId);
-    if (entry?.timer) clearTimeout(entry.timer);
-    this.#retries.delete(deviceId);
   }
 
   /** Links waiting for a background retry. */
@@ -393,67 +360,4 @@ export class PairingEngine {
 function sourceOf(sighting: Sighting | undefined): { source?: string; rssi?: number } {
   if (sighting === undefined) return {};
   return sighting.rssi === undefined ? { source: sighting.source } : { source: sighting.source, rssi: sighting.rssi };
-}
-
-function timedOut(deviceId: string, message: string): PanicPairError {
-  return new PanicPairError('timeout', message.includes(deviceId) ? message : `${message} (${deviceId})`);
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 1000)} s`;
-}
-
-/** An AbortSignal that fires on the caller's abort or when the time is up (as a 'timeout' error). */
-function timeoutSignal(timeoutMs: number, parent: AbortSignal): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new PanicPairError('timeout', `not linked within ${seconds(timeoutMs)}`)),
-    timeoutMs,
-  );
-  const onParentAbort = (): void => controller.abort(new PanicPairError('failure', 'the request was cancelled'));
-  if (parent.aborted) onParentAbort();
-  else parent.addEventListener('abort', onParentAbort, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParentAbort);
-    },
-  };
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, onTimeout: () => Error): Promise<T> {
-  if (signal.aborted) return Promise.reject(reasonOf(signal, onTimeout));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(reasonOf(signal, onTimeout));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function reasonOf(signal: AbortSignal, onTimeout: () => Error): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof PanicPairError && reason.kind === 'timeout') return onTimeout();
-  return reason instanceof Error ? reason : new PanicPairError('failure', 'the request was cancelled');
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
