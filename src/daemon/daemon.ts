@@ -67,14 +67,14 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     counters,
     logger,
   });
-  engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
-  engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
-
   const ble = await startBleSide({ config, counters, logger, onSighting: (sighting) => engine.sighting(sighting) });
 
+  // The MQTT side's state listeners first: a retained `linked` should not wait on a log line.
   const mqtt: MqttSide | undefined = config.mqtt
     ? startMqttSide({ config, engine, counters, logger })
     : undefined;
+  engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
+  engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
   const status = (): StatusReport =>
     buildStatus({

@@ -91,13 +91,18 @@ export async function runLinkJob(
   }
   const release = await context.slots.acquire();
   staged();
-  context.changed(linking);
-  step('linking');
+  const request = { customerId: context.customerId, deviceId, ...optional('deviceTypeId', linking.deviceTypeId) };
+  const linking$ = context.api.linkDevice(request);
+  // The request leaves first; telling the world (retained MQTT state, logs, the CLI) comes after,
+  // so that none of it sits between the durable `linking` record and the POST.
+  setImmediate(() => {
+    context.changed(linking);
+    step('linking');
+  });
 
   let outcome: LinkOutcome;
   try {
-    const request = { customerId: context.customerId, deviceId, ...optional('deviceTypeId', linking.deviceTypeId) };
-    const link = await context.api.linkDevice(request);
+    const link = await linking$;
     release();
     context.health.succeeded();
     context.counters.links++;
