@@ -1,59 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient, type ApiClient } from '../../src/api/index.js';
-import { Secret } from '../../src/config/secret.js';
-import { createCounters } from '../../src/daemon/counters.js';
-import { silentLogger } from '../../src/log/logger.js';
-import { PairingEngine } from '../../src/pairing/engine.js';
-import type { EntitlementState, LinkOutcome } from '../../src/pairing/types.js';
-import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { PairingEngine } from '../../src/pairing/engine.js';
+import type { LinkOutcome } from '../../src/pairing/types.js';
+import type { Seed } from '../../src/simulator/index.js';
 import { PairingStore } from '../../src/store/index.js';
-import { faultyFs, type Fault } from '../store/fixtures/faulty-fs.js';
+import type { Fault } from '../store/fixtures/faulty-fs.js';
+import { rig, tempDir } from './engine-rig.js';
 
 // The engine against the project's own simulator over real HTTP and a real store on disk.
-
-const TOKEN = 'engine-test-token';
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-interface Rig {
-  engine: PairingEngine;
-  simulator: Simulator;
-  store: PairingStore;
-  api: ApiClient;
-  dir: string;
-  entitlements: EntitlementState[];
-}
-
-async function rig(options: { seed?: Seed; autoPair?: boolean; ttlMs?: number; fault?: { current: Fault | null }; dir?: string } = {}): Promise<Rig> {
-  const simulator = await startSimulator({ port: 0, token: TOKEN, ...(options.seed ? { seed: options.seed } : {}) });
-  cleanups.push(() => simulator.close());
-  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'engine-'));
-  if (!options.dir) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const store = await PairingStore.open(dir, options.fault ? { fs: faultyFs(options.fault) } : {});
-  cleanups.push(() => store.close().catch(() => undefined));
-  const api = createApiClient({ baseUrl: simulator.url, token: () => new Secret(TOKEN), timeoutMs: 5000, maxInFlight: 4, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 5 } });
-  cleanups.push(() => api.close());
-  const engine = new PairingEngine({
-    customerId: 42,
-    api,
-    store,
-    hasToken: true,
-    apiConcurrency: 4,
-    entitlementTtlMs: options.ttlMs ?? 300_000,
-    minRssi: -70,
-    autoPair: options.autoPair ?? false,
-    counters: createCounters(),
-    logger: silentLogger(),
-  });
-  const entitlements: EntitlementState[] = [];
-  engine.onEntitlement((state) => entitlements.push(state));
-  return { engine, simulator, store, api, dir, entitlements };
-}
 
 const pairNow = (engine: PairingEngine, deviceId: string, timeoutMs = 10_000): Promise<LinkOutcome> =>
   engine.pair(deviceId, { timeoutMs, signal: new AbortController().signal, onProgress: () => {} });
@@ -188,8 +142,7 @@ describe('PairingEngine', () => {
   });
 
   it('finishes a linking record left by a crash', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'engine-recover-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir('engine-recover-');
     const first = await PairingStore.open(dir);
     await first.put({ deviceId: 'K1', state: 'linking', customerId: 42, source: 'mqtt', updatedAt: new Date().toISOString() });
     await first.close();
@@ -202,17 +155,9 @@ describe('PairingEngine', () => {
 
 describe('PairingEngine background retries', () => {
   it('completes a pairing that failed while the API was unreachable, once it is back', async () => {
-    const simulator = await startSimulator({ port: 0, token: TOKEN });
-    cleanups.push(() => simulator.close());
-    const dir = mkdtempSync(path.join(tmpdir(), 'engine-retry-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const store = await PairingStore.open(dir);
-    cleanups.push(() => store.close().catch(() => undefined));
-    const api = createApiClient({ baseUrl: simulator.url, token: () => new Secret(TOKEN), timeoutMs: 2000, maxInFlight: 4, retry: { limit: 1, baseDelayMs: 1, maxDelayMs: 2 } });
-    cleanups.push(() => api.close());
-    const engine = new PairingEngine({
-      customerId: 42, api, store, hasToken: true, apiConcurrency: 4, entitlementTtlMs: 300_000, minRssi: -70, autoPair: false,
-      counters: createCounters(), logger: silentLogger(),
+    const { engine, simulator } = await rig({
+      apiTimeoutMs: 2000,
+      apiRetry: { limit: 1, baseDelayMs: 1, maxDelayMs: 2 },
       backgroundRetry: { limit: Number.POSITIVE_INFINITY, baseDelayMs: 50, maxDelayMs: 100, maxRetryAfterMs: 100 },
     });
     await engine.gate.check();
