@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceRecord } from '../../src/store/record.js';
-import { BIN, ROOT, type CliResult } from '../support/binary.js';
+import { runBinary, type CliResult } from '../support/binary.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { publishOnce } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
@@ -110,16 +109,8 @@ describe('what links a button', () => {
 
 /** The CLI as another user, bounded in time. */
 function cliAs(uid: number, gid: number, args: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const env = { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '', PANIC_PAIR_RUNTIME_DIR: hub.runtimeDir, HOME: '/' };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, uid, gid, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const env = { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '', PANIC_PAIR_RUNTIME_DIR: hub.runtimeDir, HOME: '/' };
+  return runBinary(args, env, { uid, gid, timeoutMs: 20_000 });
 }
 
 describe('the control socket', () => {
@@ -149,15 +140,7 @@ describe('the control socket', () => {
 
 /** `panic-pair run` expected to stop at start; killed if it does not. */
 function runOnce(env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'run'], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 15_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runBinary(['run'], { PATH: process.env.PATH, ...env }, { timeoutMs: 15_000 });
 }
 
 describe('configuration files others could change or read', () => {
