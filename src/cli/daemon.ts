@@ -1,4 +1,5 @@
-import { controlSocketCandidates } from '../config/paths.js';
+import { join } from 'node:path';
+import { CONTROL_SOCKET_NAME, namedRuntimeDir } from '../config/locations.js';
 import { callDaemon, type CallOptions } from '../control/client.js';
 import { MAX_WAIT_SECONDS, type ControlRequest } from '../control/protocol.js';
 import { PanicPairError } from '../errors.js';
@@ -18,8 +19,17 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+// A runtime dir named by the flag or the variable outranks the config file, so the resolver that
+// reads one (paths.ts) is loaded only when nothing names it: `status` starts sooner.
+async function socketCandidates(options: ClientOptions): Promise<string[]> {
+  const named = namedRuntimeDir(options.runtimeDir, process.env);
+  if (named !== undefined) return [join(named, CONTROL_SOCKET_NAME)];
+  const { controlSocketCandidates } = await import('../config/paths.js');
+  return controlSocketCandidates(process.env, { runtimeDir: options.runtimeDir, config: options.config });
+}
+
 export async function askDaemon<T>(options: ClientOptions, request: ControlRequest, call?: CallOptions): Promise<T> {
-  const candidates = controlSocketCandidates(process.env, { runtimeDir: options.runtimeDir, config: options.config });
+  const candidates = await socketCandidates(options);
   let firstMissing: unknown;
   for (const socketPath of candidates) {
     try {

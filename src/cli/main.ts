@@ -1,107 +1,16 @@
-import type { Command } from 'commander';
 import { errorKindOf, messageOf } from '../errors.js';
 import { exitCodeOf, EXIT } from './exit-codes.js';
-import { SETTING_KEYS, SETTINGS, type Setting } from '../config/settings.js';
 import { shortcutFor } from './shortcut.js';
 
-// The command table. Each action imports its command module only when it runs, and commander
-// itself is loaded only when the command is not a shortcut (shortcut.ts), so that `panic-pair
-// status` on a Raspberry Pi loads the control client and nothing heavier.
-
-type Commander = typeof import('commander');
-
-function withClientOptions(command: Command): Command {
-  return command
-    .option('--runtime-dir <dir>', 'where the daemon\'s control socket lives (PANIC_PAIR_RUNTIME_DIR)')
-    .option('--config <file>', 'JSON config file (PANIC_PAIR_CONFIG)');
-}
-
-export function buildProgram({ Command, InvalidArgumentError }: Commander): Command {
-  const seconds = (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
-    return n;
-  };
-  const program = new Command('panic-pair')
-    .description('Pairs panic buttons found over BLE or MQTT with the hub\'s customer through panic-api v2')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
-
-  const run = program
-    .command('run')
-    .description('run the pairing daemon in the foreground (what systemd runs); JSON logs on stdout');
-  // Every setting that has a flag, from the one settings table, so flags and variables never drift.
-  for (const key of SETTING_KEYS) {
-    const setting: Setting = SETTINGS[key];
-    if (setting.flag === null) continue;
-    const value = typeof setting.default === 'boolean' ? '[true|false]' : '<value>';
-    run.option(`${setting.flag} ${value}`, `${setting.form} (${setting.env})`);
-  }
-  run.action(async (options) => (await import('./commands/run.js')).runCommand(options));
-
-  withClientOptions(
-    program
-      .command('pair')
-      .description('link a button as soon as it is seen, or open a pairing window with --window')
-      .argument('[deviceId]', 'the button to link, as `scan` shows it')
-      .option('--window <seconds>', 'link every matching button seen in the next S seconds', seconds)
-      .option('--timeout <seconds>', 'give up when the button is not linked within S seconds (default 120)', seconds)
-      .option('--json', 'print one JSON document on stdout'),
-  ).action(async (deviceId, options) => (await import('./commands/pair.js')).pairCommand(deviceId, options));
-
-  withClientOptions(
-    program.command('status').description('is the daemon healthy? exit 0 healthy, 1 degraded').option('--json', 'print JSON'),
-  ).action(async (options) => (await import('./commands/status.js')).statusCommand(options));
-
-  withClientOptions(
-    program.command('devices').description('the pairing store, one row a device').option('--json', 'print JSON'),
-  ).action(async (options) => (await import('./commands/devices.js')).devicesCommand(options));
-
-  withClientOptions(
-    program
-      .command('scan')
-      .description('buttons heard now, with source and RSSI, so you can tell which is which')
-      .option('--seconds <seconds>', 'listen this long before listing (default 5)', seconds)
-      .option('--json', 'print JSON'),
-  ).action(async (options) => (await import('./commands/scan.js')).scanCommand(options));
-
-  withClientOptions(
-    program
-      .command('forget')
-      .description('remove a device from the local store (the API has no unlink)')
-      .argument('<deviceId>', 'the device to forget'),
-  ).action(async (deviceId, options) => (await import('./commands/forget.js')).forgetCommand(deviceId, options));
-
-  program
-    .command('check')
-    .description('pre-flight for installers: configuration, token, API, entitlement, MQTT, BLE')
-    .option('--config <file>', 'JSON config file (PANIC_PAIR_CONFIG)')
-    .option('--json', 'print JSON')
-    .action(async (options) => (await import('./commands/check.js')).checkCommand(options));
-
-  program
-    .command('demo')
-    .description('the whole job on embedded defaults: simulator, MQTT broker, daemon and a simulated button')
-    .action(async () => (await import('./commands/demo.js')).demoCommand());
-
-  program
-    .command('simulator')
-    .description('the panic-api v2 simulator alone, for development and tests')
-    .option('--port <port>', 'TCP port; 0 picks a free one (the first line printed is the base address)', '0')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--token <token>', 'the bearer token to accept (PANIC_PAIR_API_TOKEN)')
-    .option('--seed <file>', 'customers to serve, JSON')
-    .action(async (options) => (await import('./commands/simulator.js')).runSimulatorCommand(options));
-
-  return program;
-}
+// The entry point: a shortcut (shortcut.ts) when the arguments allow one, else the command table
+// (program.ts) with commander. Either way, errors become the contract's exit codes here alone.
 
 async function main(argv: string[]): Promise<void> {
   try {
     const shortcut = shortcutFor(argv.slice(2));
     if (shortcut !== undefined) return await shortcut();
-    const program = buildProgram(await import('commander'));
-    await program.parseAsync(argv);
+    const { buildProgram } = await import('./program.js');
+    await buildProgram().parseAsync(argv);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('commander.')) {

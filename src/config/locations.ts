@@ -9,6 +9,11 @@ export const CONTROL_SOCKET_NAME = 'panic-pair.sock';
 export const SYSTEMD_RUNTIME_DIR = '/run/panic-pair';
 /** The name of the token under systemd's `LoadCredential=` (in $CREDENTIALS_DIRECTORY). */
 export const TOKEN_CREDENTIAL_NAME = 'api-token';
+/**
+ * The runtime dir's variable, named here for settings.ts to use: the CLI reads it before, and
+ * usually instead of, loading the settings table and the config file.
+ */
+export const RUNTIME_DIR_VARIABLE = 'PANIC_PAIR_RUNTIME_DIR';
 
 /** An empty string (an `Environment=FOO=` line, an empty JSON value) counts as unset. */
 export function presentText(value: unknown): string | undefined {
@@ -24,6 +29,12 @@ export function firstDirectory(list: string | undefined): string | undefined {
 
 export function defaultStateDir(stateDirectoryList: string | undefined): string {
   return firstDirectory(stateDirectoryList) ?? DEFAULT_STATE_DIR;
+}
+
+/** The runtime dir the flag, else the variable, names; both outrank the config file, so none is read. */
+export function namedRuntimeDir(flagValue: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const named = presentText(flagValue) ?? presentText(env[RUNTIME_DIR_VARIABLE]);
+  return named === undefined ? undefined : resolve(named);
 }
 
 export function defaultRuntimeDir(runtimeDirectoryList: string | undefined, stateDir: string): string {

@@ -1,13 +1,16 @@
-// The control socket's path, for the fast CLI commands (status, devices, pair...). Deliberately
+// The control socket's path, for the client commands (status, devices, pair...). Deliberately
 // light: no zod, no env-var, so `panic-pair status` starts quickly on a Raspberry Pi. It follows
 // the loader's precedence for runtimeDir and stateDir (flag, variable, config file, systemd's
-// directory, default); the tests hold the two to the same answer.
+// directory, default); the tests hold the two to the same answer. When the flag or the variable
+// names the runtime dir, namedRuntimeDir (locations.ts) is the whole answer, and a client need not
+// load this module and the config-file reader behind it.
 import { join, resolve } from 'node:path';
 import { locateConfigFile, readConfigFile, type ConfigFile } from './config-file.js';
 import {
   CONTROL_SOCKET_NAME,
   defaultRuntimeDir,
   defaultStateDir,
+  namedRuntimeDir,
   presentText,
   resolveFromFile,
   SYSTEMD_RUNTIME_DIR,
@@ -46,8 +49,8 @@ export function controlSocketCandidates(
 }
 
 function runtimeDirOf(env: NodeJS.ProcessEnv, flags: SocketFlags, options: SocketOptions): { dir: string; named: boolean } {
-  const explicit = presentText(flags.runtimeDir) ?? presentText(env[SETTINGS.runtimeDir.env]);
-  if (explicit !== undefined) return { dir: resolve(explicit), named: true };
+  const explicit = namedRuntimeDir(flags.runtimeDir, env);
+  if (explicit !== undefined) return { dir: explicit, named: true };
   // Only now is the file worth reading: the common case above costs no file access.
   const location = locateConfigFile(flags.config, env[SETTINGS.config.env], options.defaultConfigFile);
   const file = location === undefined ? undefined : readConfigFile(location);

@@ -2,7 +2,7 @@
 // flag, the expected form in words (used verbatim in error messages) and its default. The loader,
 // the error messages and the documentation all follow this table, so a setting is added here once.
 // Plain data on purpose: the light socket resolver (paths.ts) imports it without pulling in zod.
-import { DEFAULT_CONFIG_FILE, DEFAULT_STATE_DIR } from './locations.js';
+import { DEFAULT_CONFIG_FILE, DEFAULT_STATE_DIR, RUNTIME_DIR_VARIABLE } from './locations.js';
 
 export interface Setting {
   /** The environment variable, the name every error message uses. */
@@ -83,7 +83,7 @@ export const SETTINGS = {
     path: true,
   },
   runtimeDir: {
-    env: 'PANIC_PAIR_RUNTIME_DIR',
+    env: RUNTIME_DIR_VARIABLE,
     fileKey: 'runtimeDir',
     flag: '--runtime-dir',
     form: 'a directory path, where the control socket lives',

@@ -3,7 +3,8 @@ import { PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { PairProgress } from '../pairing/types.js';
 import type { ControlHandlers } from './handlers.js';
-import { encodeLine, MAX_REQUEST_BYTES, parseRequest, type ControlReply, type ControlRequest } from './protocol.js';
+import { encodeLine, MAX_REQUEST_BYTES, type ControlReply, type ControlRequest } from './protocol.js';
+import { parseRequest } from './requests.js';
 
 // One client on the control socket: read one request line, answer, close. Nothing a client sends
 // (garbage, an endless line, silence, a disconnect mid-request) can throw out of here.

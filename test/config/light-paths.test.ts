@@ -1,21 +1,8 @@
-// The fast CLI commands resolve the socket through paths.ts on every start; on a Raspberry Pi,
-// loading zod or env-var there would cost more than the command itself.
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+// The client commands resolve the socket through paths.ts whenever no flag or variable names the
+// runtime dir; on a Raspberry Pi, loading zod or env-var there would cost more than the command itself.
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-function importsOf(file: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(file)) return seen;
-  seen.add(file);
-  const source = readFileSync(file, 'utf8');
-  for (const [, specifier] of source.matchAll(/^import\s(?!type\s)[^;]*?from\s+'([^']+)'/gms)) {
-    if (specifier === undefined) continue;
-    if (specifier.startsWith('.')) importsOf(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')), seen);
-    else seen.add(specifier);
-  }
-  return seen;
-}
+import { importsOf } from './static-imports.js';
 
 describe('paths.ts', () => {
   it('loads no package, only Node built-ins and its own light modules', () => {

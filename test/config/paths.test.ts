@@ -1,6 +1,8 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { namedRuntimeDir } from '../../src/config/locations.js';
 import { controlSocketCandidates, controlSocketPath } from '../../src/config/paths.js';
+import { SETTINGS } from '../../src/config/settings.js';
 import { configError, Scratch } from './fixture.js';
 
 const scratch = new Scratch();
@@ -58,5 +60,35 @@ describe('controlSocketCandidates', () => {
   it('gives only the named place otherwise', () => {
     expect(controlSocketCandidates({ PANIC_PAIR_RUNTIME_DIR: '/r' })).toEqual(['/r/panic-pair.sock']);
     expect(controlSocketCandidates({}, { stateDir: '/s' }, { defaultConfigFile: scratch.absentDefault })).toEqual(['/s/panic-pair.sock']);
+  });
+});
+
+// The CLI answers from namedRuntimeDir alone, without paths.ts, whenever it gives a directory.
+describe('namedRuntimeDir', () => {
+  const missing = join(scratch.dir, 'missing.json');
+  const named: Array<{ name: string; flag?: string; env: NodeJS.ProcessEnv; dir: string }> = [
+    { name: 'the flag over the variable', flag: '/flag-run', env: { PANIC_PAIR_RUNTIME_DIR: '/env-run' }, dir: '/flag-run' },
+    { name: 'the variable', env: { PANIC_PAIR_RUNTIME_DIR: '/env-run', RUNTIME_DIRECTORY: '/run/x' }, dir: '/env-run' },
+    { name: 'an empty flag is unset', flag: ' ', env: { PANIC_PAIR_RUNTIME_DIR: '/env-run' }, dir: '/env-run' },
+    { name: 'relative, from the working directory', flag: 'run', env: {}, dir: resolve('run') },
+    { name: 'over a config file that names another', env: { PANIC_PAIR_RUNTIME_DIR: '/env-run', PANIC_PAIR_CONFIG: runtimeFile }, dir: '/env-run' },
+    { name: 'over a config file that is missing', env: { PANIC_PAIR_RUNTIME_DIR: '/env-run', PANIC_PAIR_CONFIG: missing }, dir: '/env-run' },
+  ];
+
+  it.each(named)('agrees with the resolver and loadConfig: $name', ({ flag, env, dir }) => {
+    expect(namedRuntimeDir(flag, env)).toBe(dir);
+    expect(controlSocketCandidates(env, { runtimeDir: flag })).toEqual([join(dir, 'panic-pair.sock')]);
+    if (env.PANIC_PAIR_CONFIG !== missing) {
+      expect(scratch.load({ env, flags: flag === undefined ? {} : { runtimeDir: flag } }).runtimeDir).toBe(dir);
+    }
+  });
+
+  it('is undefined when only the config file, systemd or the default could say', () => {
+    expect(namedRuntimeDir(undefined, { PANIC_PAIR_CONFIG: runtimeFile, RUNTIME_DIRECTORY: '/run/x', PANIC_PAIR_STATE_DIR: '/s' })).toBeUndefined();
+    expect(namedRuntimeDir('', { PANIC_PAIR_RUNTIME_DIR: '' })).toBeUndefined();
+  });
+
+  it('reads the variable the settings table names', () => {
+    expect(namedRuntimeDir(undefined, { [SETTINGS.runtimeDir.env]: '/from-table' })).toBe('/from-table');
   });
 });

@@ -1,0 +1,48 @@
+import { isValidDeviceId } from '../discovery/sighting.js';
+import { isRecord, MAX_WAIT_SECONDS, type ControlRequest } from './protocol.js';
+
+// The daemon's check of each request line against the wire format (protocol.ts). Kept out of
+// protocol.ts, which the CLI loads, because only the daemon applies the deviceId rule to what it reads.
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; message: string };
+
+function isPositiveWait(value: unknown, max: number): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= max;
+}
+
+const DEVICE_ID_RULE = 'a deviceId is 1 to 64 characters of A-Z a-z 0-9 . _ : -';
+
+/** Parses and checks one request line; the message of a refusal is for the person who sent it. */
+export function parseRequest(line: string): Validated<ControlRequest> {
+  let body: unknown;
+  try {
+    body = JSON.parse(line);
+  } catch {
+    return { ok: false, message: 'the request is not valid JSON' };
+  }
+  if (!isRecord(body) || typeof body.type !== 'string') {
+    return { ok: false, message: 'the request must be a JSON object with a "type"' };
+  }
+  switch (body.type) {
+    case 'status':
+    case 'devices':
+      return { ok: true, value: { type: body.type } };
+    case 'scan':
+    case 'window':
+      if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
+        return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
+      }
+      return { ok: true, value: { type: body.type, seconds: body.seconds } };
+    case 'forget':
+      if (!isValidDeviceId(body.deviceId)) return { ok: false, message: DEVICE_ID_RULE };
+      return { ok: true, value: { type: 'forget', deviceId: body.deviceId } };
+    case 'pair':
+      if (!isValidDeviceId(body.deviceId)) return { ok: false, message: DEVICE_ID_RULE };
+      if (!isPositiveWait(body.timeoutMs, MAX_WAIT_SECONDS * 1000)) {
+        return { ok: false, message: `"timeoutMs" must be a number above 0 and at most ${MAX_WAIT_SECONDS * 1000}` };
+      }
+      return { ok: true, value: { type: 'pair', deviceId: body.deviceId, timeoutMs: body.timeoutMs } };
+    default:
+      return { ok: false, message: `unknown request type "${body.type.slice(0, 40)}"` };
+  }
+}

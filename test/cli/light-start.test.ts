@@ -1,0 +1,32 @@
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importsOf } from '../config/static-imports.js';
+
+// `panic-pair status --json` is what monitoring scripts run every few seconds on a Raspberry Pi,
+// where each module loaded costs about a millisecond. Its path (main.ts, then the command the
+// shortcut imports) must not pull in the command table or the config-file reader.
+
+const source = (path: string): string => fileURLToPath(new URL(`../../src/${path}`, import.meta.url));
+
+function loadedBy(...entries: string[]): string[] {
+  const seen = new Set<string>();
+  for (const entry of entries) importsOf(source(entry), seen);
+  return [...seen].map((name) => (name.startsWith('/') ? basename(name) : name));
+}
+
+const COMMANDER_PATH_ONLY = ['commander', 'program.ts', 'settings.ts'];
+const CONFIG_FILE_ONLY = ['paths.ts', 'config-file.ts', 'file-access.ts'];
+
+describe('the shortcut path', () => {
+  it.each(['cli/commands/status.ts', 'cli/commands/devices.ts'])('main.ts and %s load neither commander nor the config-file reader', (command) => {
+    const loaded = loadedBy('cli/main.ts', 'cli/shortcut.ts', command);
+    expect(loaded).toEqual(expect.arrayContaining(['daemon.ts', 'client.ts', 'locations.ts']));
+    expect(loaded.filter((name) => [...COMMANDER_PATH_ONLY, ...CONFIG_FILE_ONLY, 'sighting.ts'].includes(name))).toEqual([]);
+  });
+
+  it('would notice them', () => {
+    expect(loadedBy('cli/program.ts')).toEqual(expect.arrayContaining(COMMANDER_PATH_ONLY));
+    expect(loadedBy('config/paths.ts')).toEqual(expect.arrayContaining(CONFIG_FILE_ONLY));
+  });
+});
