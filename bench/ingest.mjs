@@ -21,7 +21,9 @@ await runBench('ingest', async () => {
   const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: DAEMON_PREFIX });
   await until('the daemon to connect to the broker', async () => (await daemon.status()).mqtt === 'connected');
 
-  const bareChild = startChild(process.execPath, [path.join(ROOT, 'bench', 'lib', 'bare-subscriber.mjs'), broker.url, `${BARE_PREFIX}/announce`], {
+  // BENCH_PROFILE=1 profiles the reference too, for comparing the two profiles function by function.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.join(ROOT, 'bench', 'out'), '--cpu-prof-name', 'bare-subscriber.cpuprofile'] : [];
+  const bareChild = startChild(process.execPath, [...profile, path.join(ROOT, 'bench', 'lib', 'bare-subscriber.mjs'), broker.url, `${BARE_PREFIX}/announce`], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -103,5 +105,7 @@ await runBench('ingest', async () => {
     checks: { 'no announcement dropped as invalid': status.counters.dropped === 0 },
   });
   await publisher.stop();
+  const bareExited = new Promise((resolve) => bareChild.once('exit', resolve));
   bare.send('quit');
+  await bareExited;
 });

@@ -36,7 +36,7 @@ const faultSchema = z.discriminatedUnion('type', [
 ]);
 
 export const faultsSchema = z.strictObject({
-  /** Added before every API request is handled. */
+  /** Every API request is answered this long after it arrived, at the soonest. */
   latencyMs: z.int().min(0).default(0),
   queue: z.array(faultSchema).default([]),
   /** POSTs for these devices get 400 "device ... cannot be linked". */

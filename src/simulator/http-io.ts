@@ -30,10 +30,10 @@ export function sendText(response: ServerResponse, status: number, text: string,
   response.end(text);
 }
 
-/** Resolves after `ms`, or at once when the signal is aborted (the simulator is closing). */
+/** Resolves after `ms`, or at once when `ms` is not positive or the signal is aborted (the simulator is closing). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signal.aborted || ms <= 0) return resolve();
     const done = (): void => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);

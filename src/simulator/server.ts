@@ -80,7 +80,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     state.token = token;
   };
 
-  async function answerApi(request: IncomingMessage, response: ServerResponse, path: string): Promise<Fault | undefined> {
+  async function answerApi(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    arrivedAt: number,
+  ): Promise<Fault | undefined> {
     const match = matchApiRoute(request.method, path);
     if (match.kind === 'not-found') return void sendJson(response, 404, { message: `no route ${path}` });
     if (match.kind === 'wrong-method') return void sendJson(response, 405, { message: `use ${match.allow}` }, { allow: match.allow });
@@ -91,7 +96,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const deviceId = check?.ok ? check.body.deviceId : check?.deviceId;
     if (deviceId !== undefined) stats.post(deviceId);
 
-    if (faults.latencyMs > 0) await pause(faults.latencyMs, closing.signal);
+    // An API with 20 ms of latency answers 20 ms after the request reached it: the time spent
+    // reading the body is part of those 20 ms, not added to them.
+    if (faults.latencyMs > 0) await pause(faults.latencyMs - (performance.now() - arrivedAt), closing.signal);
     const fault = faults.take(match.route);
     if (fault?.type === 'delay') await pause(fault.ms, closing.signal);
     if (closing.signal.aborted) return fault;
@@ -122,7 +129,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     });
     const work = path.startsWith(CONTROL_PREFIX)
       ? answerControl(request, response, path, { faults, stats, reset, setToken })
-      : answerApi(request, response, path).then((applied) => void (fault = applied));
+      : answerApi(request, response, path, started).then((applied) => void (fault = applied));
     // Nothing a client sends may take the simulator down; a request that breaks it just ends.
     work.catch(() => response.destroy());
   });
