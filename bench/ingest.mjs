@@ -11,7 +11,7 @@ import path from 'node:path';
 import { cpuMsOf, lineChannel, median, report, ROOT, runBench, startChild, startDaemon, startMosquitto, startPublisher, startSimulator, until } from './lib/harness.mjs';
 
 const MESSAGES = 150_000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const DAEMON_PREFIX = 'bench';
 const BARE_PREFIX = 'plain';
 

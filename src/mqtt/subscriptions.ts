@@ -13,6 +13,12 @@ const DOLLAR = 36;
 export class SubscriptionTable {
   readonly #exact = new Map<string, MessageHandler[]>();
   readonly #wildcards: Array<{ filter: string; handlers: MessageHandler[] }> = [];
+  /**
+   * The exact topic that matched last, and its handlers. A burst comes on one topic, and every
+   * message's topic is a fresh string: comparing it with this one is cheaper than hashing it.
+   */
+  #lastTopic: string | undefined;
+  #lastHandlers: MessageHandler[] | undefined;
 
   /** Remembers the handler; returns true when the filter is new (and must be sent to the broker). */
   add(filter: string, handler: MessageHandler): boolean {
@@ -35,7 +41,14 @@ export class SubscriptionTable {
 
   /** Calls every handler whose filter matches; `onError` hears a handler that threw. */
   dispatch(topic: string, payload: Buffer, onError: (error: unknown, topic: string) => void): void {
-    const handlers = this.#exact.get(topic);
+    let handlers = topic === this.#lastTopic ? this.#lastHandlers : undefined;
+    if (handlers === undefined) {
+      handlers = this.#exact.get(topic);
+      if (handlers !== undefined) {
+        this.#lastTopic = topic;
+        this.#lastHandlers = handlers;
+      }
+    }
     if (handlers !== undefined) callAll(handlers, topic, payload, onError);
     for (let i = 0; i < this.#wildcards.length; i++) {
       const entry = this.#wildcards[i]!;

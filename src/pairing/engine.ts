@@ -122,12 +122,15 @@ export class PairingEngine {
   sighting(sighting: Sighting): void {
     if (this.#closing) return;
     this.#memory.remember(sighting);
-    const waiters = this.#waiters.get(sighting.deviceId);
+    // Most sightings find nobody waiting; a flood of them should not pay a lookup each.
+    const waiters = this.#waiters.size === 0 ? undefined : this.#waiters.get(sighting.deviceId);
     if (waiters !== undefined) {
       this.#waiters.delete(sighting.deviceId);
       for (const waiter of waiters) waiter(sighting);
       return;
     }
+    // No window and no auto-pairing: nothing to decide, and no clock to read (a flood's usual case).
+    if (!this.#windows.any && !this.#options.autoPair) return;
     const now = this.#clock();
     const trigger: LinkTrigger | undefined = this.#windows.isOpen(now)
       ? 'window'

@@ -25,6 +25,11 @@ export class PairingWindows {
     return now < this.#openUntil;
   }
 
+  /** Whether any window is still to close; false needs no clock (the hot path's usual answer). */
+  get any(): boolean {
+    return this.#open.size > 0;
+  }
+
   openUntil(now: number): number | undefined {
     return this.isOpen(now) ? this.#openUntil : undefined;
   }

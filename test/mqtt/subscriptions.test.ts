@@ -42,6 +42,30 @@ describe('SubscriptionTable', () => {
     expect(table.filters()).toEqual(['p/announce', 'p/+']);
   });
 
+  it('sends each of two alternating exact topics to its own handlers, and to one added after the first message', () => {
+    const table = new SubscriptionTable();
+    const seen: string[] = [];
+    table.add('a/announce', (topic, payload) => seen.push(`a ${topic} ${payload.toString()}`));
+    table.add('b/announce', (topic, payload) => seen.push(`b ${topic} ${payload.toString()}`));
+    // Fresh strings, as every message's topic is.
+    const topic = (text: string): string => Buffer.from(text).toString();
+    table.dispatch(topic('a/announce'), Buffer.from('1'), () => {});
+    table.dispatch(topic('a/announce'), Buffer.from('2'), () => {});
+    table.dispatch(topic('b/announce'), Buffer.from('3'), () => {});
+    table.add('b/announce', (topic, payload) => seen.push(`late ${topic} ${payload.toString()}`));
+    table.dispatch(topic('b/announce'), Buffer.from('4'), () => {});
+    table.dispatch(topic('a/announce'), Buffer.from('5'), () => {});
+    table.dispatch(topic('c/announce'), Buffer.from('6'), () => {});
+    expect(seen).toEqual([
+      'a a/announce 1',
+      'a a/announce 2',
+      'b b/announce 3',
+      'b b/announce 4',
+      'late b/announce 4',
+      'a a/announce 5',
+    ]);
+  });
+
   it('keeps dispatching when a handler throws, and reports the error', () => {
     const table = new SubscriptionTable();
     const errors: unknown[] = [];
