@@ -52,40 +52,99 @@ export async function writeFileDurably(
   data: string,
   options: DurableWriteOptions = {},
 ): Promise<DurableWriteResult> {
-  const fs = options.fs ?? fsPromises;
-  const temporary = temporaryPathFor(target);
-  let handle: DurableFileHandle | undefined;
-  let step = 'creating the temporary file';
-  let renamed = false;
-  let fsyncs = 0;
-  try {
-    handle = await fs.open(temporary, 'wx', options.mode ?? 0o600);
-    step = 'writing the temporary file';
-    await handle.writeFile(data);
-    step = 'syncing the temporary file';
-    await handle.sync();
-    fsyncs += 1;
-    step = 'closing the temporary file';
-    const closing = handle;
-    handle = undefined;
-    await closing.close();
-    step = 'renaming it into place';
-    await fs.rename(temporary, target);
-    renamed = true;
-    step = 'syncing the directory';
-    fsyncs += await syncDirectory(fs, path.dirname(target));
-  } catch (error) {
-    await handle?.close().catch(() => undefined);
-    if (!renamed) await fs.unlink(temporary).catch(() => undefined);
-    throw writeError(target, step, renamed, error);
-  }
-  return { bytes: Buffer.byteLength(data), fsyncs };
+  return beginDurableWrite(target, options).finish(data);
 }
 
-async function syncDirectory(fs: DurableFs, directory: string): Promise<number> {
-  const handle = await fs.open(directory, 'r');
+/** A durable write whose temporary file is being created while its data is still being made. */
+export interface DurableWrite {
+  /** The four steps with `data`; rejects (kind 'store') saying which step failed. */
+  finish(data: string): Promise<DurableWriteResult>;
+  /** Gives the write up before any data: the temporary file is removed, the target untouched. */
+  abandon(): Promise<void>;
+}
+
+/**
+ * Starts creating the temporary file, and opening the directory for its fsync, at once: the
+ * caller makes the data meanwhile (the store: waiting a turn for more changes, encoding). Either
+ * `finish` or `abandon` must follow.
+ */
+export function beginDurableWrite(target: string, options: DurableWriteOptions = {}): DurableWrite {
+  const fs = options.fs ?? fsPromises;
+  const temporary = temporaryPathFor(target);
+  const creating = settled(fs.open(temporary, 'wx', options.mode ?? 0o600));
+  const opening = settled(fs.open(path.dirname(target), 'r'));
+  const closeDirectory = async (): Promise<void> => {
+    const directory = await opening;
+    if (directory.ok) await directory.value.close().catch(() => undefined);
+  };
+  let used = false;
+  const use = (): void => {
+    if (used) throw new Error('a durable write is finished or abandoned once');
+    used = true;
+  };
+
+  return {
+    async finish(data) {
+      use();
+      let handle: DurableFileHandle | undefined;
+      let step = 'creating the temporary file';
+      let renamed = false;
+      let fsyncs = 0;
+      try {
+        handle = unwrap(await creating);
+        step = 'writing the temporary file';
+        await handle.writeFile(data);
+        step = 'syncing the temporary file';
+        await handle.sync();
+        fsyncs += 1;
+        // Synced, the descriptor has nothing left to lose: it closes alongside the rename, and a
+        // failure to close it cannot undo what fsync already put on disk.
+        const closing = handle.close().catch(() => undefined);
+        handle = undefined;
+        step = 'renaming it into place';
+        await Promise.all([fs.rename(temporary, target), closing]);
+        renamed = true;
+        step = 'syncing the directory';
+        fsyncs += await syncDirectory(unwrap(await opening));
+      } catch (error) {
+        await handle?.close().catch(() => undefined);
+        if (!renamed) await fs.unlink(temporary).catch(() => undefined);
+        throw writeError(target, step, renamed, error);
+      } finally {
+        void closeDirectory();
+      }
+      return { bytes: Buffer.byteLength(data), fsyncs };
+    },
+    async abandon() {
+      use();
+      const created = await creating;
+      if (created.ok) {
+        await created.value.close().catch(() => undefined);
+        await fs.unlink(temporary).catch(() => undefined);
+      }
+      await closeDirectory();
+    },
+  };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** The outcome of an operation started ahead of its use, so that a failure waits to be reported there. */
+function settled<T>(operation: Promise<T>): Promise<Settled<T>> {
+  return operation.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+function unwrap<T>(outcome: Settled<T>): T {
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+async function syncDirectory(directory: DurableFileHandle): Promise<number> {
   try {
-    await handle.sync();
+    await directory.sync();
     return 1;
   } catch (error) {
     // A few file systems (some FUSE and network ones) refuse fsync on a directory with EINVAL;
@@ -93,8 +152,6 @@ async function syncDirectory(fs: DurableFs, directory: string): Promise<number> 
     // would stop all pairing. Every other failure (EIO above all) is reported.
     if (errnoCode(error) === 'EINVAL') return 0;
     throw error;
-  } finally {
-    await handle.close().catch(() => undefined);
   }
 }
 

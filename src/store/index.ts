@@ -5,8 +5,10 @@ export type { DeviceRecord, DeviceState } from './record.js';
 export { deviceRecordSchema, pairingsFileSchema, STORE_SCHEMA_VERSION, type PairingsFile } from './schema.js';
 export { PAIRINGS_FILE } from './pairings-file.js';
 export {
+  beginDurableWrite,
   writeFileDurably,
   type DurableFileHandle,
+  type DurableWrite,
   type DurableFs,
   type DurableWriteOptions,
   type DurableWriteResult,

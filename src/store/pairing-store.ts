@@ -6,7 +6,7 @@ import { mkdir, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { messageOf, PanicPairError } from '../errors.js';
 import { describeFsError } from './fs-error-words.js';
-import { TEMPORARY_SUFFIX, writeFileDurably, type DurableFs } from './durable-write.js';
+import { beginDurableWrite, TEMPORARY_SUFFIX, type DurableFs, type DurableWrite } from './durable-write.js';
 import { canonicalRecord, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues } from './pairings-file.js';
 import type { DeviceRecord } from './record.js';
 import { deviceRecordSchema } from './schema.js';
@@ -162,17 +162,21 @@ export class PairingStore {
   }
 
   async #drain(): Promise<void> {
-    // One turn of the event loop first, so a burst issued together goes out as one write.
+    // The temporary file is created while the changes gather: one turn of the event loop, so
+    // that a burst issued together goes out as one write, and the encoding of the file.
+    let write = beginDurableWrite(this.file, { fs: this.#fs });
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.#queue.length > 0) {
+    for (;;) {
       const batch = this.#queue;
       this.#queue = [];
-      await this.#commit(batch);
+      await this.#commit(batch, write);
+      if (this.#queue.length === 0) break;
+      write = beginDurableWrite(this.file, { fs: this.#fs });
     }
     this.#writing = undefined;
   }
 
-  async #commit(batch: Change[]): Promise<void> {
+  async #commit(batch: Change[], write: DurableWrite): Promise<void> {
     const delta = new Map<string, Entry | null>();
     const existed = batch.map((change) => {
       const before = delta.has(change.deviceId) ? delta.get(change.deviceId) !== null : this.#entries.has(change.deviceId);
@@ -180,9 +184,11 @@ export class PairingStore {
       return before;
     });
     const changesDisk = [...delta].some(([id, entry]) => entry !== null || this.#entries.has(id));
-    if (changesDisk) {
+    if (!changesDisk) {
+      await write.abandon();
+    } else {
       try {
-        await this.#write(delta);
+        await this.#write(delta, write);
       } catch (error) {
         this.#healthError = messageOf(error);
         this.#stats.lastWriteError = this.#healthError;
@@ -194,10 +200,10 @@ export class PairingStore {
   }
 
   /** Writes the store as it will be with `delta` applied, and adopts it once durable. */
-  async #write(delta: Map<string, Entry | null>): Promise<void> {
+  async #write(delta: Map<string, Entry | null>, write: DurableWrite): Promise<void> {
     const ids = mergeIds(this.#ids, delta, this.#entries);
     const encoded = ids.map((id) => (delta.get(id) ?? this.#entries.get(id))!.json);
-    const result = await writeFileDurably(this.file, encodePairingsFile(encoded), { fs: this.#fs });
+    const result = await write.finish(encodePairingsFile(encoded));
     for (const [id, entry] of delta) {
       if (entry === null) this.#entries.delete(id);
       else this.#entries.set(id, entry);

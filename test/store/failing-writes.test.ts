@@ -3,7 +3,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PairingStore, pairingsFileSchema, writeFileDurably } from '../../src/store/index.js';
+import { beginDurableWrite, PairingStore, pairingsFileSchema, writeFileDurably } from '../../src/store/index.js';
 import { faultyFs, type Fault, type FaultStep } from './fixtures/faulty-fs.js';
 import { linkedRecord, linkingRecord, makeStateDir } from './fixtures/sample-records.js';
 
@@ -111,5 +111,40 @@ describe('writeFileDurably', () => {
     expect(await readFile(file, 'utf8')).toBe('new ü\n');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await temporaries()).toEqual([]);
+  });
+
+  it('begun ahead of its data: the temporary file exists meanwhile, and an abandoned write leaves nothing', async () => {
+    await writeFile(file, 'old\n');
+    const abandoned = beginDurableWrite(file);
+    const finished = beginDurableWrite(file);
+    await expect.poll(temporaries).toHaveLength(2);
+    await abandoned.abandon();
+    expect(await finished.finish('new\n')).toEqual({ bytes: 4, fsyncs: 2 });
+    expect(await readFile(file, 'utf8')).toBe('new\n');
+    expect(await temporaries()).toEqual([]);
+    await expect(finished.abandon()).rejects.toThrow(/once/);
+  });
+
+  it('a temporary file that could not be created ahead fails the write at that step, when the data comes', async () => {
+    const fault: { current: Fault | null } = { current: { step: 'open-temp', code: 'ENOSPC' } };
+    const write = beginDurableWrite(file, { fs: faultyFs(fault) });
+    fault.current = null;
+    await expect(write.finish('new\n')).rejects.toMatchObject({
+      kind: 'store',
+      message: `cannot write ${file}: disk full (ENOSPC) while creating the temporary file; the last good copy was kept`,
+    });
+    expect(await temporaries()).toEqual([]);
+  });
+});
+
+describe('the store', () => {
+  it('removing a device it does not hold writes nothing and leaves no temporary file', async () => {
+    const store = await PairingStore.open(dir);
+    await store.put(linkingRecord('kept'));
+    const before = store.stats().writes;
+    expect(await store.remove('never-stored')).toBe(false);
+    expect(store.stats().writes).toBe(before);
+    expect(await temporaries()).toEqual([]);
+    await store.close();
   });
 });
