@@ -15,6 +15,8 @@ export interface DeviceStore {
   all(): DeviceRecord[];
   put(record: DeviceRecord): Promise<void>;
   remove(deviceId: string): Promise<boolean>;
+  /** A put is coming soon: the store may begin its write ahead. */
+  prepareWrite?(): void;
 }
 
 export interface LinkJobContext {
@@ -96,6 +98,9 @@ export async function runLinkJob(
   // The request leaves first; telling the world (retained MQTT state, logs, the CLI) comes after,
   // so that none of it sits between the durable `linking` record and the POST.
   setImmediate(() => {
+    // The answer's record (linked or failed) will be written: its temporary file is made while
+    // the API works, not after it answers.
+    context.store.prepareWrite?.();
     context.changed(linking);
     step('linking');
   });

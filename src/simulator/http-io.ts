@@ -30,10 +30,22 @@ export function sendText(response: ServerResponse, status: number, text: string,
   response.end(text);
 }
 
-/** Resolves after `ms`, or at once when `ms` is not positive or the signal is aborted (the simulator is closing). */
+/**
+ * Resolves once `deadline` (a `performance.now()` time) has passed, never before, or at once when
+ * the signal is aborted. Timers count whole milliseconds from the event loop's cached clock, so
+ * one can fire up to a millisecond early or late: the timer aims at the whole milliseconds left,
+ * and what remains of the last one is waited out a loop turn at a time.
+ */
+export async function pauseUntil(deadline: number, signal: AbortSignal): Promise<void> {
+  const left = deadline - performance.now();
+  if (left >= 1) await pause(Math.floor(left), signal);
+  while (performance.now() < deadline && !signal.aborted) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Resolves after `ms`, or at once when the signal is aborted (the simulator is closing). */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) return resolve();
+    if (signal.aborted) return resolve();
     const done = (): void => {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);

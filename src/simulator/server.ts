@@ -5,7 +5,7 @@ import { answerLink, answerSubscriptions, matchApiRoute, type ApiState } from '.
 import { answerControl, CONTROL_PREFIX } from './control.js';
 import { answerWithFault, deliver, replacesAnswer } from './fault-delivery.js';
 import { FaultPlan, type Fault, type Faults } from './faults.js';
-import { pause, readBody, sendJson } from './http-io.js';
+import { pause, pauseUntil, readBody, sendJson } from './http-io.js';
 import { checkLinkBody } from './link-body.js';
 import { customersOf, DEFAULT_SEED, type Seed } from './seed.js';
 import { StatsCounter, type SimulatorStats } from './stats.js';
@@ -30,6 +30,7 @@ export interface SimulatorLogEntry {
   path: string;
   /** The status sent, or 'dropped' when the connection ended without one. */
   status: number | 'dropped';
+  /** From the request's arrival to its end, to a tenth of a millisecond. */
   ms: number;
   /** The fault applied, by type. */
   fault?: Fault['type'];
@@ -98,7 +99,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
 
     // An API with 20 ms of latency answers 20 ms after the request reached it: the time spent
     // reading the body is part of those 20 ms, not added to them.
-    if (faults.latencyMs > 0) await pause(faults.latencyMs - (performance.now() - arrivedAt), closing.signal);
+    if (faults.latencyMs > 0) await pauseUntil(arrivedAt + faults.latencyMs, closing.signal);
     const fault = faults.take(match.route);
     if (fault?.type === 'delay') await pause(fault.ms, closing.signal);
     if (closing.signal.aborted) return fault;
@@ -123,7 +124,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
         method: request.method ?? '?',
         path,
         status: response.headersSent ? response.statusCode : 'dropped',
-        ms: Math.round(performance.now() - started),
+        ms: Math.round((performance.now() - started) * 10) / 10,
         ...(fault ? { fault: fault.type } : {}),
       });
     });

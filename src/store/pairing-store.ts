@@ -63,6 +63,8 @@ export class PairingStore {
   #queue: Change[] = [];
   #writing: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  /** A write begun ahead of its changes (prepareWrite), taken by the next one. */
+  #ahead: DurableWrite | undefined;
   #stats: StoreStats = { writes: 0, fsyncs: 0, bytesWritten: 0 };
   #healthError: string | undefined;
 
@@ -128,6 +130,15 @@ export class PairingStore {
     return this.#enqueue(deviceId, null);
   }
 
+  /**
+   * A change is expected soon (a link's answer): its write begins now, creating the temporary file
+   * off the path of that change. What is written, and when a change counts, stay as they are.
+   */
+  prepareWrite(): void {
+    if (this.#ahead !== undefined || this.#closing || !this.#lock) return;
+    this.#ahead = beginDurableWrite(this.file, { fs: this.#fs });
+  }
+
   /** Waits until every change queued so far is written or has failed (failures go to their callers). */
   async flush(): Promise<void> {
     while (this.#writing) await this.#writing;
@@ -136,6 +147,8 @@ export class PairingStore {
   async close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.flush();
+      await this.#ahead?.abandon();
+      this.#ahead = undefined;
       await this.#lock?.release();
     })();
     return this.#closing;
@@ -164,16 +177,22 @@ export class PairingStore {
   async #drain(): Promise<void> {
     // The temporary file is created while the changes gather: one turn of the event loop, so
     // that a burst issued together goes out as one write, and the encoding of the file.
-    let write = beginDurableWrite(this.file, { fs: this.#fs });
+    let write = this.#beginWrite();
     await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
       const batch = this.#queue;
       this.#queue = [];
       await this.#commit(batch, write);
       if (this.#queue.length === 0) break;
-      write = beginDurableWrite(this.file, { fs: this.#fs });
+      write = this.#beginWrite();
     }
     this.#writing = undefined;
+  }
+
+  #beginWrite(): DurableWrite {
+    const write = this.#ahead ?? beginDurableWrite(this.file, { fs: this.#fs });
+    this.#ahead = undefined;
+    return write;
   }
 
   async #commit(batch: Change[], write: DurableWrite): Promise<void> {

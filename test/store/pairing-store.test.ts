@@ -141,6 +141,24 @@ describe('PairingStore', () => {
     await owner.close();
   });
 
+  it('a write prepared ahead is taken by the next change, and closing gives an unused one up', async () => {
+    const temporaries = async (): Promise<string[]> => (await readdir(dir)).filter((name) => name.endsWith('.tmp'));
+    const store = await PairingStore.open(dir);
+    store.prepareWrite();
+    store.prepareWrite();
+    await expect.poll(temporaries).toHaveLength(1);
+    await store.put(linkedRecord('answered', 7));
+    expect(await temporaries()).toEqual([]);
+    expect(await fileDevices()).toEqual(['answered']);
+    expect(store.stats()).toMatchObject({ writes: 1, fsyncs: 2 });
+
+    store.prepareWrite();
+    await expect.poll(temporaries).toHaveLength(1);
+    await store.close();
+    expect(await temporaries()).toEqual([]);
+    expect(await fileDevices()).toEqual(['answered']);
+  });
+
   it('removes temporary files a killed writer left behind, once it holds the lock', async () => {
     await writeFile(path.join(dir, 'pairings.json.999.1.tmp'), '{"half');
     const store = await PairingStore.open(dir);
