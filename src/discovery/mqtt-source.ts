@@ -17,7 +17,7 @@ export interface MqttSourceOptions {
   counters: Counters;
   logger: Logger;
   onSighting(sighting: Sighting): void;
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch; by default Date.now, read once a turn of the event loop. */
   now?: () => number;
 }
 
@@ -31,7 +31,7 @@ export interface MqttSource {
 // sighting the engine throws on is counted and logged the same way, and the subscription stays.
 export function startMqttSource(options: MqttSourceOptions): MqttSource {
   const { counters, logger, onSighting, read, what } = options;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? oncePerTurn(Date.now);
   const invalid = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more invalid ${what}s dropped` });
   const failed = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more ${what}s could not be handled` });
   let running = true;
@@ -60,6 +60,25 @@ export function startMqttSource(options: MqttSourceOptions): MqttSource {
       invalid.flush();
       failed.flush();
     },
+  };
+}
+
+/**
+ * `read`, called at most once a turn of the event loop. The messages of one socket read (up to a
+ * few thousand under a flood) are handled in one turn and share its time; reading the clock cost
+ * as much as the rest of the daemon's work on a message here (about 0.1 us, in a VM).
+ */
+export function oncePerTurn(read: () => number): () => number {
+  let reading: number | undefined;
+  const forget = (): void => {
+    reading = undefined;
+  };
+  return () => {
+    if (reading === undefined) {
+      reading = read();
+      setImmediate(forget);
+    }
+    return reading;
   };
 }
 
