@@ -5,31 +5,10 @@ import { randomBytes } from 'node:crypto';
 import { openSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { accepts, freePort } from '../../test/support/loopback.mjs';
 import { BIN, dist, lineChannel, median, onCleanup, ROOT, rssOf, startChild, stopChild, tempDir, until } from './lifecycle.mjs';
 
 export const CUSTOMER_ID = 42;
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 export async function startMosquitto() {
   const dir = tempDir('mosquitto');

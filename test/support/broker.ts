@@ -3,6 +3,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { accepts, freePort } from './loopback.mjs';
 
 // A real MQTT broker for one test file: mosquitto on 127.0.0.1 with a free port, or, where
 // mosquitto is not installed, an embedded aedes broker (and a plain notice saying so).
@@ -203,26 +204,4 @@ async function launchEmbedded(port: number, options: BrokerOptions): Promise<Emb
       await new Promise<void>((resolve) => aedes.close(() => resolve()));
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
