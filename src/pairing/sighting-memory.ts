@@ -20,10 +20,12 @@ export interface RememberedSighting {
 // age so that a flood of distinct ids cannot grow memory; never written to disk (SD cards wear).
 // A Map keeps insertion order, so re-inserting on each report makes the first key the oldest.
 //
-// Once full, the memory takes a new id in place of its oldest entry freely when that entry is
-// past the age bound, and otherwise only at a bounded rate. A flood of made-up ids (a broken
-// gateway, a hostile publisher) therefore cannot flush the buttons heard before it, which
-// `scan` and `pair <id>` still find, and costs a lookup a message instead of an eviction.
+// Up to half its capacity the memory takes any new id. Beyond that a new id gets in in place of
+// the oldest entry when that entry is past the age bound, and otherwise at a bounded rate (the
+// oldest entry going once the memory is full). A flood of made-up ids (a broken gateway, a hostile
+// publisher) thus fills half the memory at once and the rest slowly: at the default rate, a
+// memory that held fewer than 1,024 ids keeps the buttons heard before a flood for a minute or
+// more, for `scan` and `pair <id>`, and a flood message costs a lookup instead of an eviction.
 export class SightingMemory {
   readonly #entries = new Map<string, Entry>();
   /**
@@ -36,7 +38,7 @@ export class SightingMemory {
   #oldest: string | undefined;
   readonly #capacity: number;
   readonly #maxAgeMs: number;
-  /** New ids a second that may push out an entry still within the age bound. */
+  /** New ids a second that may enter past half the capacity (pushing out entries within the age bound). */
   readonly #admitPerSecond: number;
   /** Thousandths of a token in the bucket. */
   #admissions: number;
@@ -60,7 +62,7 @@ export class SightingMemory {
       if (rssi !== undefined && previous.rssi !== undefined && previous.source === sighting.source) {
         rssi = previous.rssi * 0.7 + rssi * 0.3;
       }
-    } else if (entries.size >= this.#capacity && !this.#makeRoom(sighting.at)) {
+    } else if (entries.size >= this.#capacity / 2 && !this.#makeRoom(sighting.at)) {
       this.#refused += 1;
       return;
     }
@@ -99,13 +101,15 @@ export class SightingMemory {
     return this.#refused;
   }
 
-  /** Evicts the oldest entry when it is past the age bound or the admission rate allows. */
+  /**
+   * Whether a new id may enter a memory at least half full: in place of an oldest entry past the
+   * age bound, or when the admission rate allows (the oldest entry going if the memory is full).
+   */
   #makeRoom(now: number): boolean {
     const oldest = this.#findOldest();
-    if (oldest === undefined) return false;
-    const stale = now - this.#entries.get(oldest)!.lastSeen > this.#maxAgeMs;
+    const stale = oldest !== undefined && now - this.#entries.get(oldest)!.lastSeen > this.#maxAgeMs;
     if (!stale && !this.#admit(now)) return false;
-    this.#delete(oldest);
+    if (oldest !== undefined && (stale || this.#entries.size >= this.#capacity)) this.#delete(oldest);
     return true;
   }
 
