@@ -1,15 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/index.js';
+import { readMqttPassword } from '../config/secret-file.js';
+import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
 import { messageOf } from '../errors.js';
-import { brokerForLogs, passwordFrom, readCredentialFile } from '../mqtt/credentials.js';
+import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
+import { describeConnectFailure, isCertificateFailure } from '../mqtt/connect-failure.js';
+import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
+import { announceTopic } from '../mqtt/topics.js';
+import { peekCertificateNames, probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 const URL_SETTING = 'PANIC_PAIR_MQTT_URL';
+const PASSWORD_SETTING = 'PANIC_PAIR_MQTT_PASSWORD_FILE';
 
 /**
- * The broker accepts a connection with the daemon's credentials. A plain client, not the daemon's
- * connection: that one publishes `online` and sets a will, which a pre-flight must not do.
+ * The broker accepts the daemon's login and grants every subscription its sources need. A plain
+ * client, not the daemon's connection: that one publishes `online` and sets a will, which a
+ * pre-flight must not do.
  */
 export async function checkMqtt(config: Config): Promise<CheckResult> {
   const mqtt = config.mqtt;
@@ -19,9 +26,12 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
 
   let password: string | undefined;
   if (mqtt.passwordFile !== undefined) {
-    const read = readCredentialFile(mqtt.passwordFile);
-    if (!read.ok) return fail('mqtt', `cannot read the MQTT password file ${mqtt.passwordFile}: ${read.reason}`, 'check PANIC_PAIR_MQTT_PASSWORD_FILE');
-    password = passwordFrom(read.value);
+    try {
+      password = readMqttPassword(mqtt.passwordFile).reveal();
+    } catch (error) {
+      const loose = /by group or others/.test(messageOf(error));
+      return fail('mqtt', messageOf(error), loose ? `chmod 600 ${mqtt.passwordFile}` : `check ${PASSWORD_SETTING}`);
+    }
   }
   let ca: Buffer | undefined;
   if (mqtt.caFile !== undefined && url.protocol === 'mqtts:') {
@@ -30,48 +40,39 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
     ca = read.value;
   }
 
-  const { connect } = await import('mqtt');
-  const client = connect(url.toString(), {
-    clientId: `panic-pair-check-${randomBytes(4).toString('hex')}`,
-    protocolVersion: 4,
-    clean: true,
-    reconnectPeriod: 0,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    username: mqtt.username,
-    password,
-    ca,
-    rejectUnauthorized: true,
-  });
-  const outcome = await new Promise<{ ok: true } | { ok: false; error?: Error }>((resolve) => {
-    let lastError: Error | undefined;
-    const timer = setTimeout(() => resolve({ ok: false }), CONNECT_TIMEOUT_MS + 1_000);
-    const done = (result: { ok: true } | { ok: false; error?: Error }): void => {
-      clearTimeout(timer);
-      resolve(result);
-    };
-    client.once('connect', () => done({ ok: true }));
-    client.on('error', (error) => (lastError = error));
-    client.once('close', () => done({ ok: false, error: lastError }));
-  });
-  await new Promise<void>((resolve) => client.end(true, {}, () => resolve()));
+  const filters = [announceTopic(config.mqttPrefix)];
+  if (config.mqttBleGateways !== undefined) filters.push(config.mqttBleGateways);
+  if (config.zigbee2mqttPrefix !== undefined) filters.push(bridgeEventTopic(config.zigbee2mqttPrefix));
+  const outcome = await probeBroker({ url, username: mqtt.username, password, ca, filters, timeoutMs: CONNECT_TIMEOUT_MS });
 
-  if (outcome.ok) return pass('mqtt', `connected to ${broker}${mqtt.username === undefined ? '' : ` as ${mqtt.username}`}`);
-  return failureOf(outcome.error, broker);
-}
+  if (!outcome.ok) {
+    const certificateNames = isCertificateFailure(outcome.error) ? await peekCertificateNames(url, ca, CONNECT_TIMEOUT_MS) : undefined;
+    const failure = describeConnectFailure(outcome.error, {
+      broker,
+      url,
+      username: mqtt.username,
+      passwordFile: mqtt.passwordFile,
+      ...(certificateNames === undefined ? {} : { certificateNames }),
+    });
+    return fail('mqtt', failure.detail, failure.fix);
+  }
 
-function failureOf(error: Error | undefined, broker: string): CheckResult {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (error === undefined) {
-    return fail('mqtt', `no MQTT connection to ${broker} within ${CONNECT_TIMEOUT_MS / 1000} s`, `check ${URL_SETTING} (mqtt:// or mqtts://, host and port) and, for mqtts, PANIC_PAIR_MQTT_CA_FILE`);
+  const user = mqtt.username === undefined ? 'this client (no user name)' : `user ${mqtt.username}`;
+  const as = mqtt.username === undefined ? '' : ` as ${mqtt.username}`;
+  const spoken = outcome.protocolVersion === 5 ? 'MQTT 5' : 'MQTT 3.1.1';
+  const refused = outcome.granted.filter((answer) => isRefusal(answer.code));
+  if (refused.length > 0) {
+    const list = refused.map((answer) => `${answer.filter} (${reasonWords(answer.code, outcome.protocolVersion)})`).join(', ');
+    const topics = refused.map((answer) => answer.filter).join(' and ');
+    return fail(
+      'mqtt',
+      `connected to ${broker}${as} (${spoken}), but the broker refuses the subscription to ${list}: the hub cannot hear buttons there`,
+      `the broker's ACL must let ${user} subscribe to ${topics}`,
+    );
   }
-  if (code === 'ECONNREFUSED') {
-    return fail('mqtt', `no MQTT broker answers at ${broker} (connection refused)`, `start the broker (e.g. systemctl start mosquitto) or correct ${URL_SETTING}`);
-  }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return fail('mqtt', `the broker's host name in ${broker} does not resolve`, `correct ${URL_SETTING}, or the hub's DNS`);
-  }
-  if (code === 4 || code === 5 || code === 134 || code === 135) {
-    return fail('mqtt', `the broker at ${broker} refused the login (${messageOf(error)})`, 'check PANIC_PAIR_MQTT_USERNAME and the password in PANIC_PAIR_MQTT_PASSWORD_FILE');
-  }
-  return fail('mqtt', `cannot connect to the broker at ${broker}: ${messageOf(error)}`, `check ${URL_SETTING} and the hub's network`);
+  const publishes =
+    outcome.protocolVersion === 5
+      ? 'a publish the broker refuses is shown by `panic-pair status`'
+      : `the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${config.mqttPrefix}/#`;
+  return pass('mqtt', `connected to ${broker}${as} (${spoken}); subscribed to ${filters.join(', ')}; ${publishes}`);
 }

@@ -10,10 +10,11 @@ import type { Origin } from './origins.js';
 import { defaultProfiles } from './profile.js';
 import { settingsSchema, type Config, type Settings } from './schema.js';
 import { PROFILES_FILE_KEY, SETTINGS, SETTING_KEYS, type SettingKey } from './settings.js';
+import { readMqttPassword } from './secret-file.js';
 import { readToken, tokenSourceOf } from './token.js';
 
 export type FlagValues = Partial<Record<SettingKey, string | number | boolean>>;
-export type RequiredSetting = 'apiUrl' | 'customerId' | 'token';
+export type RequiredSetting = 'apiUrl' | 'customerId' | 'token' | 'mqttPassword';
 
 export interface LoadOptions {
   /** The environment to read; process.env when left out. */
@@ -133,6 +134,8 @@ function requireSettings(config: Config, required: readonly RequiredSetting[]): 
       throw new PanicPairError('config', `${SETTINGS[key].env} is required: ${SETTINGS[key].form}`);
     }
   }
+  // A loose or unreadable password file stops `run` now (exit 2), as a loose token file does.
+  if (required.includes('mqttPassword') && config.mqtt?.passwordFile !== undefined) readMqttPassword(config.mqtt.passwordFile);
   if (!required.includes('token')) return;
   if (config.token === undefined) {
     throw new PanicPairError(

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PanicPairError } from '../errors.js';
 import { readGuardedFile } from './file-access.js';
+import { readSecretFile } from './secret-file.js';
 import { TOKEN_CREDENTIAL_NAME } from './locations.js';
 import { Secret } from './secret.js';
 import { SETTINGS } from './settings.js';
@@ -39,8 +40,7 @@ export function readToken(source: TokenSource): Secret {
   switch (source.kind) {
     case 'file': {
       // ssh refuses a private key others can read; a bearer token deserves the same.
-      const guard = { forbidden: 0o066, fix: `chmod 600 ${source.path}` };
-      return checked(readGuardedFile(source.path, TOKEN_FILE, guard, MAX_TOKEN_BYTES), `${TOKEN_FILE} ${source.path}`);
+      return checked(readSecretFile(source.path, TOKEN_FILE), `${TOKEN_FILE} ${source.path}`);
     }
     case 'credential':
       // systemd owns the credential's mode; it is readable by the service alone.

@@ -13,6 +13,7 @@ import { buildStatus } from './status.js';
 import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
 import { startBleSide } from './ble-side.js';
+import { guardPairing } from './hearing-guard.js';
 import { CONTROL_SOCKET_NAME } from '../config/locations.js';
 
 export interface RunningDaemon {
@@ -85,6 +86,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       token: engine.health.token,
       api: engine.health.lastError === undefined ? { state: engine.health.state } : { state: engine.health.state, lastError: engine.health.lastError },
       mqtt: mqtt?.state() ?? 'off',
+      ...(mqtt === undefined ? {} : { mqttDetail: mqtt.detail() }),
       ble: ble.state,
       ...(ble.reason === undefined ? {} : { bleReason: ble.reason }),
       bleRequired: config.ble === 'on',
@@ -104,7 +106,11 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       devices: () => engine.devices(),
       scan: (seconds, signal) => engine.scan(seconds, signal),
       forget: (deviceId) => engine.forget(deviceId),
-      pair: (deviceId, options) => engine.pair(deviceId, options),
+      pair: guardPairing((deviceId, options) => engine.pair(deviceId, options), {
+        // BLE scanning (or starting) may still hear the button; only MQTT's refusals make the hub deaf.
+        deafness: () => (ble.state === 'scanning' || ble.state === 'starting' ? undefined : mqtt?.deafness()),
+        onChange: (listener) => mqtt?.onRefusalChange(listener) ?? (() => undefined),
+      }),
       window: (seconds, options) => engine.openWindow(seconds, options),
     },
   });

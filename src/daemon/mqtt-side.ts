@@ -5,13 +5,22 @@ import { ProfileMatcher } from '../discovery/profiles.js';
 import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
 import type { Sighting } from '../discovery/sighting.js';
 import type { Logger } from '../log/logger.js';
-import { connectMqtt } from '../mqtt/connection.js';
+import { connectMqtt, type MqttConnection } from '../mqtt/connection.js';
 import { createStatePublisher } from '../mqtt/state-publisher.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import type { Counters } from './counters.js';
+import { refusedHearing, type MqttDetail } from './mqtt-status.js';
 
 export interface MqttSide {
   state(): 'connecting' | 'connected' | 'disconnected';
+  /** Why it is not connected, the protocol spoken, and what the broker refuses: for `status`. */
+  detail(): MqttDetail;
+  /**
+   * Why no button can be heard over MQTT: the broker refuses every subscription a source listens
+   * on. Undefined while one of them is granted (or not yet answered).
+   */
+  deafness(): string | undefined;
+  onRefusalChange(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -31,18 +40,40 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
     publisher.entitlement(engine.gate.state());
     for (const record of engine.devices()) publisher.device(record);
   });
+  // The filters sources hear buttons on, as opposed to what outputs may subscribe to.
+  const hearing = new Set<string>();
+  const sourceConnection: MqttConnection = {
+    ...connection,
+    subscribe(filter, onMessage) {
+      hearing.add(filter);
+      connection.subscribe(filter, onMessage);
+    },
+  };
   const onSighting = (sighting: Sighting): void => engine.sighting(sighting);
-  const sources = [startAnnounceSource({ connection, prefix: config.mqttPrefix, counters, logger, onSighting })];
+  const sources = [startAnnounceSource({ connection: sourceConnection, prefix: config.mqttPrefix, counters, logger, onSighting })];
   // Adapters for what other hub software publishes, each on when its setting is given.
   const matcher = new ProfileMatcher(config.profiles);
   if (config.mqttBleGateways !== undefined) {
-    sources.push(startBleGatewaySource({ connection, filter: config.mqttBleGateways, matcher, counters, logger, onSighting }));
+    sources.push(startBleGatewaySource({ connection: sourceConnection, filter: config.mqttBleGateways, matcher, counters, logger, onSighting }));
   }
   if (config.zigbee2mqttPrefix !== undefined) {
-    sources.push(startZigbeeSource({ connection, prefix: config.zigbee2mqttPrefix, matcher, counters, logger, onSighting }));
+    sources.push(startZigbeeSource({ connection: sourceConnection, prefix: config.zigbee2mqttPrefix, matcher, counters, logger, onSighting }));
   }
+  const detail = (): MqttDetail => {
+    const protocol = connection.protocol();
+    const reason = connection.reason();
+    return {
+      refusals: connection.refusals(),
+      ...(mqttConfig.username === undefined ? {} : { username: mqttConfig.username }),
+      ...(protocol === undefined ? {} : { protocol }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+  };
   return {
     state: () => connection.state(),
+    detail,
+    deafness: () => refusedHearing([...hearing], connection.refusals(), mqttConfig.username),
+    onRefusalChange: (listener) => connection.onRefusalChange(listener),
     close: () => {
       for (const source of sources) source.stop();
       return connection.close();

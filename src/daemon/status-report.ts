@@ -1,5 +1,6 @@
 import type { Counters } from './counters.js';
 import type { TokenState } from '../pairing/types.js';
+import type { RefusalReport } from '../mqtt/refusals.js';
 
 // What `status --json` prints. CONTRACT.md section 2 fixes customerId, entitled, mqtt, ble and
 // counters; the rest is for the installer.
@@ -16,6 +17,12 @@ export interface StatusReport {
   token: TokenState;
   api: { state: 'unknown' | 'ok' | 'failing'; lastError?: string };
   mqtt: 'off' | 'connecting' | 'connected' | 'disconnected';
+  /** Why MQTT is down or degraded: the latest connection failure, or what the broker refuses. */
+  mqttReason?: string;
+  /** The protocol spoken with the broker, once connected: '5' or '3.1.1'. */
+  mqttProtocol?: '5' | '3.1.1';
+  /** Subscriptions and (MQTT 5) publishes the broker refuses, and how many publishes it refused. */
+  mqttRefusals?: RefusalReport;
   ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off';
   bleReason?: string;
   /** Writes since start, with their fsyncs and bytes: what the store costs the SD card. */

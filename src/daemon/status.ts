@@ -2,6 +2,7 @@ import type { Counters } from './counters.js';
 import type { StatusReport } from './status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
+import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';
 
 export interface StatusInputs {
   version: string;
@@ -11,6 +12,7 @@ export interface StatusInputs {
   token: TokenState;
   api: StatusReport['api'];
   mqtt: StatusReport['mqtt'];
+  mqttDetail?: MqttDetail;
   ble: StatusReport['ble'];
   bleReason?: string;
   bleRequired: boolean;
@@ -31,7 +33,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     problems.push(inputs.entitlement.error ?? `customer ${inputs.entitlement.customerId} holds no active subscription`);
   }
   if (inputs.api.state === 'failing') problems.push(`the API is failing: ${inputs.api.lastError ?? 'unknown error'}`);
-  if (inputs.mqtt === 'connecting' || inputs.mqtt === 'disconnected') problems.push(`the MQTT broker is not connected (${inputs.mqtt})`);
+  problems.push(...mqttProblems(inputs.mqtt, inputs.mqttDetail));
   if (inputs.bleRequired && inputs.ble !== 'scanning') problems.push(`BLE is ${inputs.ble}${inputs.bleReason ? `: ${inputs.bleReason}` : ''}`);
   if (!inputs.store.ok) problems.push(`the pairing store cannot be written: ${inputs.store.error ?? 'unknown error'}; the last good state is kept`);
   if (inputs.unsavedLinks > 0) problems.push(`${inputs.unsavedLinks} link(s) made by the API are not yet recorded in the store`);
@@ -50,6 +52,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     token: inputs.token,
     api: inputs.api,
     mqtt: inputs.mqtt,
+    ...mqttStatusFields(inputs.mqtt, inputs.mqttDetail),
     ble: inputs.ble,
     store: inputs.store,
     devices,

@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
-import { PanicPairError, messageOf } from '../errors.js';
+import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
-import { brokerForLogs, passwordFrom, readCredentialFile } from './credentials.js';
+import { readMqttPassword } from '../config/secret-file.js';
+import { isRefusal, protocolName, type ProtocolName } from './broker-answers.js';
+import { describeConnectFailure, errorCodeOf } from './connect-failure.js';
+import { brokerForLogs, parseBrokerUrl, readCredentialFile } from './credentials.js';
+import { watchProtocol } from './protocol-fallback.js';
 import { reconnectDelay } from './reconnect-delay.js';
+import { BrokerRefusals, type RefusalReport } from './refusals.js';
 import { SubscriptionTable, type MessageHandler } from './subscriptions.js';
 import { statusTopic, type StatusPayload } from './topics.js';
 
@@ -17,6 +22,14 @@ export interface MqttConnection {
   /** QoS 1, retained; queued by mqtt.js while the broker is away. */
   publishRetained(topic: string, payload: string): void;
   onStateChange(listener: (state: MqttState) => void): void;
+  /** MQTT 5 or 3.1.1: the version of the current (or latest) connection; undefined before the first. */
+  protocol(): ProtocolName | undefined;
+  /** Why the broker is not connected (the latest failure), while it is not. */
+  reason(): string | undefined;
+  /** Subscriptions and (MQTT 5) publishes the broker refused, until it grants or accepts them. */
+  refusals(): RefusalReport;
+  /** Called whenever what the broker refuses changes; returns the way to stop listening. */
+  onRefusalChange(listener: () => void): () => void;
   /** Publishes `offline` (a clean disconnect does not fire the will), then disconnects; bounded in time. */
   close(): Promise<void>;
 }
@@ -34,6 +47,8 @@ export interface MqttConnectionOptions {
   reconnectDelay?: (attempt: number) => number;
   /** How long close() may take; default 3 s. */
   closeTimeoutMs?: number;
+  /** How often refused subscriptions and publishes are asked again while connected; default 60 s. */
+  refusalRetryMs?: number;
 }
 
 const QOS1_RETAINED = { qos: 1, retain: true } as const;
@@ -55,13 +70,22 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
   let closing: Promise<void> | undefined;
   let password: string | undefined;
   let ca: Buffer | undefined;
+  let failure: string | undefined;
+  let everConnected = false;
+  const refusals = new BrokerRefusals();
+  /** Topics published since the latest connect: a refused one already sent again needs no retry. */
+  const sentSinceConnect = new Set<string>();
+  const failureContext = { broker, url, username: options.username, passwordFile: options.passwordFile };
 
   const refreshCredentials = (): void => {
     if (options.passwordFile !== undefined) {
-      const read = readCredentialFile(options.passwordFile);
-      // On a failed read the last good password stays: better than connecting with none.
-      if (read.ok) password = passwordFrom(read.value);
-      else problems.warn({ broker, passwordFile: options.passwordFile, error: read.reason }, 'cannot read the MQTT password file');
+      // The secret-file rule (owner-only) holds at every read; on a failed read the last good
+      // password stays: better than connecting with none.
+      try {
+        password = readMqttPassword(options.passwordFile).reveal();
+      } catch (error) {
+        problems.warn({ broker, error: messageOf(error) }, 'cannot read the MQTT password file');
+      }
     }
     if (options.caFile !== undefined && url.protocol === 'mqtts:') {
       const read = readCredentialFile(options.caFile);
@@ -73,7 +97,9 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
 
   const clientOptions: IClientOptions = {
     clientId: options.clientId ?? `panic-pair-${randomBytes(4).toString('hex')}`,
-    protocolVersion: 4,
+    // MQTT 5 first: its acknowledgements say why a publish is refused. protocol-fallback.ts
+    // switches to 3.1.1 for a broker that does not speak it.
+    protocolVersion: 5,
     clean: true,
     // Subscriptions are renewed explicitly on every connect, whatever the session state.
     resubscribe: false,
@@ -97,6 +123,12 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     log: ignoreMqttTrace,
   };
   const client: MqttClient = connect(url.toString(), clientOptions);
+  const protocol = watchProtocol(client, () => {
+    logger.info({ broker }, 'the broker does not speak MQTT 5; speaking MQTT 3.1.1 (refused publishes cannot be seen)');
+    // Straight to the next attempt: this is no failure to back off from.
+    client.options.reconnectPeriod = 50;
+    attempt = -1;
+  });
 
   const setState = (next: MqttState): void => {
     if (next === current) return;
@@ -106,12 +138,17 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
 
   client.on('connect', () => {
     attempt = 0;
+    everConnected = true;
+    failure = undefined;
+    sentSinceConnect.clear();
     client.options.reconnectPeriod = delayFor(0);
-    logger.info({ broker }, 'connected to the MQTT broker');
-    client.publish(status, 'online' satisfies StatusPayload, QOS1_RETAINED, noteFailure);
-    const filters = subscriptions.filters();
-    if (filters.length > 0) client.subscribe(filters, { qos: 0 }, noteFailure);
+    logger.info({ broker, protocol: protocol.version() === 5 ? 'MQTT 5' : 'MQTT 3.1.1' }, 'connected to the MQTT broker');
+    publishChecked(status, 'online' satisfies StatusPayload);
+    // One SUBSCRIBE a filter, so each SUBACK answers for one filter.
+    for (const filter of subscriptions.filters()) subscribeChecked(filter);
     setState('connected');
+    // What the broker refused before, unless published again by a state listener just now.
+    for (const pending of refusals.pendingPublishes()) if (!sentSinceConnect.has(pending.topic)) publishChecked(pending.topic, pending.payload);
   });
   // mqtt.js arms its next timer from reconnectPeriod when an attempt fails, so setting it here,
   // as each attempt starts, gives the capped exponential backoff.
@@ -125,11 +162,42 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
   });
   client.on('close', () => {
     if (current === 'connected' && closing === undefined) logger.warn({ broker }, 'lost the MQTT broker; reconnecting');
+    if (current === 'connected') failure = 'the broker closed the connection';
     setState('disconnected');
   });
-  client.on('error', (error) => noteFailure(error));
+  client.on('error', (error) => {
+    failure = describeConnectFailure(error, failureContext).reason;
+    noteFailure(error);
+  });
+  // A fixed ACL is picked up without a reconnect: refused requests are asked again now and then.
+  const retry = setInterval(() => {
+    if (!client.connected || closing !== undefined) return;
+    for (const filter of refusals.refusedFilters()) subscribeChecked(filter);
+    for (const pending of refusals.pendingPublishes()) publishChecked(pending.topic, pending.payload);
+  }, options.refusalRetryMs ?? 60_000);
+  retry.unref();
   client.on('message', (topic, payload) => subscriptions.dispatch(topic, payload, onHandlerError));
 
+  function subscribeChecked(filter: string): void {
+    const version = protocol.version();
+    client.subscribe(filter, { qos: 0 }, (error, granted, packet) => {
+      const code = packet?.granted[0] ?? granted?.[0]?.qos;
+      if (typeof code !== 'number') return noteFailure(error);
+      const reason = refusals.subscriptionAnswered(filter, code, version);
+      if (reason !== undefined) problems.warn({ broker, filter, reason, user: options.username }, 'the broker refused a subscription: the hub cannot hear that topic');
+    });
+  }
+  function publishChecked(topic: string, payload: string): void {
+    sentSinceConnect.add(topic);
+    client.publish(topic, payload, QOS1_RETAINED, (error, packet) => {
+      const code = (packet as { reasonCode?: number } | undefined)?.reasonCode ?? errorCodeOf(error);
+      if (typeof code === 'number' && isRefusal(code)) {
+        const reason = refusals.publishRefused(topic, payload, code);
+        problems.warn({ broker, topic, reason, user: options.username }, 'the broker refused a publish: its retained state is missing');
+      } else if (error) noteFailure(error);
+      else refusals.publishAccepted(topic);
+    });
+  }
   function noteFailure(error?: Error | null): void {
     if (error && closing === undefined) problems.warn({ broker, error: messageOf(error) }, 'MQTT connection problem');
   }
@@ -141,16 +209,21 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     state: () => current,
     subscribe(filter, onMessage) {
       const isNew = subscriptions.add(filter, onMessage);
-      if (isNew && client.connected) client.subscribe(filter, { qos: 0 }, noteFailure);
+      if (isNew && client.connected) subscribeChecked(filter);
     },
     publishRetained(topic, payload) {
       if (closing !== undefined) return;
-      client.publish(topic, payload, QOS1_RETAINED, noteFailure);
+      publishChecked(topic, payload);
     },
     onStateChange(listener) {
       listeners.push(listener);
     },
+    protocol: () => (everConnected ? protocolName(protocol.version()) : undefined),
+    reason: () => (current === 'connected' ? undefined : (failure ?? (everConnected ? undefined : 'not connected yet'))),
+    refusals: () => refusals.report(),
+    onRefusalChange: (listener) => refusals.onChange(listener),
     close() {
+      clearInterval(retry);
       closing ??= closeClient(client, status, options.closeTimeoutMs ?? 3_000).then(() => {
         problems.flush();
         handlerErrors.flush();
@@ -183,16 +256,3 @@ function within(deadline: number, promise: Promise<void>): Promise<boolean> {
 }
 
 function ignoreMqttTrace(): void {}
-
-function parseBrokerUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new PanicPairError('config', 'the MQTT broker address is not a URL; expected mqtt://host:port or mqtts://host:port');
-  }
-  if (url.protocol !== 'mqtt:' && url.protocol !== 'mqtts:') {
-    throw new PanicPairError('config', `the MQTT broker address must start with mqtt:// or mqtts://, not ${url.protocol}//`);
-  }
-  return url;
-}

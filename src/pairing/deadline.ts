@@ -18,7 +18,9 @@ export function timeoutSignal(timeoutMs: number, parent: AbortSignal): { signal:
     () => controller.abort(new PanicPairError('timeout', `not linked within ${seconds(timeoutMs)}`)),
     timeoutMs,
   );
-  const onParentAbort = (): void => controller.abort(new PanicPairError('failure', 'the request was cancelled'));
+  // A caller that aborts with a reason of its own (the hub cannot hear the button) keeps it.
+  const onParentAbort = (): void =>
+    controller.abort(parent.reason instanceof PanicPairError ? parent.reason : new PanicPairError('failure', 'the request was cancelled'));
   if (parent.aborted) onParentAbort();
   else parent.addEventListener('abort', onParentAbort, { once: true });
   return {

@@ -11,7 +11,7 @@ export type RunOptions = Partial<Record<SettingKey, string | boolean>>;
 
 /** `panic-pair run`: the daemon in the foreground, until SIGTERM or SIGINT. */
 export async function runCommand(options: RunOptions): Promise<void> {
-  const load = (): Config => loadConfig({ env: process.env, flags: options, require: ['apiUrl', 'customerId', 'token'] });
+  const load = (): Config => loadConfig({ env: process.env, flags: options, require: ['apiUrl', 'customerId', 'token', 'mqttPassword'] });
   const config = load();
   const logger = createLogger({ level: config.logLevel, pretty: process.stdout.isTTY === true });
   captureConsole(logger);

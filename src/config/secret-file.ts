@@ -1,0 +1,28 @@
+// The one rule for every secret file the daemon reads (the API token, the MQTT password, the
+// installer code): readable and writable by its owner alone, as ssh refuses a loose private key.
+// A file that group or others can read is refused with the setting's name and the `chmod` that
+// fixes it; `run` exits 2 on it and `check` fails with it.
+import { readGuardedFile, type ModeGuard } from './file-access.js';
+import { Secret } from './secret.js';
+import { SETTINGS } from './settings.js';
+
+/** Group and others may neither read nor write a secret file. */
+export const SECRET_FILE_FORBIDDEN_BITS = 0o066;
+const MAX_SECRET_BYTES = 16 * 1024;
+
+export function secretFileGuard(path: string): ModeGuard {
+  return { forbidden: SECRET_FILE_FORBIDDEN_BITS, fix: `chmod 600 ${path}` };
+}
+
+/**
+ * The file's text, refused (a 'config' PanicPairError naming `label`) when it is missing,
+ * unreadable, not a regular file, too large, or open to group or others.
+ */
+export function readSecretFile(path: string, label: string): string {
+  return readGuardedFile(path, label, secretFileGuard(path), MAX_SECRET_BYTES);
+}
+
+/** PANIC_PAIR_MQTT_PASSWORD_FILE's content without surrounding whitespace (a trailing newline is the norm). */
+export function readMqttPassword(path: string): Secret {
+  return new Secret(readSecretFile(path, SETTINGS.mqttPasswordFile.env).trim());
+}

@@ -1,0 +1,140 @@
+// Why a connection to the broker failed, and the fix that matches: shared by `check` (detail and
+// fix) and the daemon's connection (the reason `status` shows). Each failure points where the
+// installer must look: the CA file and the certificate's names, the login, or the scheme and port.
+
+export interface ConnectFailure {
+  /** Short, for `status` (`mqttReason`) and the log. */
+  reason: string;
+  /** What was found, for `check`. */
+  detail: string;
+  /** The change that fixes it. */
+  fix: string;
+}
+
+export interface FailureContext {
+  /** The broker address as it may be shown: scheme, host and port. */
+  broker: string;
+  url: URL;
+  username?: string;
+  passwordFile?: string;
+  /** Names in the broker's certificate (subject CN and subjectAltName), when known. */
+  certificateNames?: readonly string[];
+}
+
+const URL_SETTING = 'PANIC_PAIR_MQTT_URL';
+const CA_SETTING = 'PANIC_PAIR_MQTT_CA_FILE';
+const TRUST_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+]);
+/** CONNACK codes of a refused login: 3.1.1 (4, 5) and MQTT 5 (0x86, 0x87, 0x8c). */
+const LOGIN_CODES = new Set<unknown>([4, 5, 0x86, 0x87, 0x8c]);
+
+export function errorCodeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null | undefined)?.code;
+}
+
+/** Whether the failure is about the broker's certificate (then its names are worth fetching). */
+export function isCertificateFailure(error: unknown): boolean {
+  const code = errorCodeOf(error);
+  return typeof code === 'string' && (TRUST_CODES.has(code) || code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_NOT_YET_VALID');
+}
+
+/** `error` undefined: no answer within the connect time-out. */
+export function describeConnectFailure(error: Error | undefined, context: FailureContext): ConnectFailure {
+  const { broker, url } = context;
+  const code = errorCodeOf(error);
+  const message = error?.message ?? 'no answer';
+  const names = namesOf(error, context.certificateNames);
+  const named = names.length === 0 ? '' : ` (it names ${names.join(', ')})`;
+  if (error === undefined) {
+    return {
+      reason: 'no answer from the broker',
+      detail: `no MQTT connection to ${broker} in time`,
+      fix: `check ${URL_SETTING} (mqtt:// or mqtts://, host and port) and, for mqtts, ${CA_SETTING}`,
+    };
+  }
+  if (typeof code === 'string' && TRUST_CODES.has(code)) {
+    return {
+      reason: `the broker's certificate is not trusted: ${message}`,
+      detail: `the broker at ${broker} presented a certificate the hub does not trust: ${message}${named}`,
+      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate${named}`,
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return {
+      reason: `the broker's certificate does not name ${url.hostname}`,
+      detail: `the broker's certificate does not name ${url.hostname}: ${message}${named}`,
+      fix: `use in ${URL_SETTING} a host name the broker's certificate names${named}, or give the certificate ${url.hostname} in its subjectAltName`,
+    };
+  }
+  if (code === 'CERT_NOT_YET_VALID') {
+    return {
+      reason: `the broker's certificate is not yet valid (is the hub's clock set?)`,
+      detail: `the broker's certificate at ${broker} is not yet valid by the hub's clock`,
+      fix: `set the hub's clock (timedatectl; NTP), or check the certificate's dates; ${CA_SETTING} names the CA`,
+    };
+  }
+  if (LOGIN_CODES.has(code)) {
+    const user = context.username === undefined ? 'no user name (PANIC_PAIR_MQTT_USERNAME is unset)' : `user ${context.username}`;
+    const file = context.passwordFile === undefined ? 'PANIC_PAIR_MQTT_PASSWORD_FILE (unset)' : `the password in ${context.passwordFile} (PANIC_PAIR_MQTT_PASSWORD_FILE)`;
+    return {
+      reason: `the broker refused the login: ${message}`,
+      detail: `the broker at ${broker} refused the login of ${user}: ${message}`,
+      fix: `check PANIC_PAIR_MQTT_USERNAME and ${file}; the broker must know that user with that password`,
+    };
+  }
+  if (code === 'ECONNREFUSED') {
+    return {
+      reason: 'connection refused',
+      detail: `no MQTT broker answers at ${broker} (connection refused)`,
+      fix: `start the broker (e.g. systemctl start mosquitto) or correct the port in ${URL_SETTING}`,
+    };
+  }
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return { reason: `${url.hostname} does not resolve`, detail: `the broker's host name in ${broker} does not resolve`, fix: `correct ${URL_SETTING}, or the hub's DNS` };
+  }
+  if (url.protocol === 'mqtt:' && (code === 'ECONNRESET' || code === 'EPIPE')) {
+    return {
+      reason: `the broker reset the connection (${message}); the port may want mqtts://`,
+      detail: `the broker at ${broker} reset the connection at once: ${message}`,
+      fix: `the port may be a TLS listener and want mqtts:// (e.g. mqtts://${url.hostname}:${url.port || '8883'}); correct ${URL_SETTING}`,
+    };
+  }
+  if (url.protocol === 'mqtts:' && (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long/i.test(message))) {
+    return {
+      reason: `no TLS at ${broker} (${message}); the port may want mqtt://`,
+      detail: `the broker at ${broker} does not speak TLS on that port: ${message}`,
+      fix: `use mqtt:// for a plain listener, or the broker's TLS port (often 8883), in ${URL_SETTING}`,
+    };
+  }
+  return { reason: message, detail: `cannot connect to the broker at ${broker}: ${message}`, fix: `check ${URL_SETTING} and the hub's network` };
+}
+
+/** The names from the error's certificate (an altname error carries it) or from a look at it. */
+function namesOf(error: Error | undefined, known: readonly string[] | undefined): string[] {
+  if (known !== undefined && known.length > 0) return [...known];
+  const cert = (error as { cert?: { subject?: { CN?: unknown }; subjectaltname?: unknown } } | undefined)?.cert;
+  return certificateNames(cert);
+}
+
+/** Subject CN and subjectAltName entries ("DNS:hub.local" becomes "hub.local"), without repeats. */
+export function certificateNames(cert: { subject?: { CN?: unknown }; subjectaltname?: unknown } | undefined): string[] {
+  if (cert === undefined) return [];
+  const names: string[] = [];
+  const cn = cert.subject?.CN;
+  if (typeof cn === 'string') names.push(cn);
+  if (typeof cert.subjectaltname === 'string') {
+    for (const entry of cert.subjectaltname.split(',')) {
+      const name = entry.trim().replace(/^(DNS|IP Address):/, '');
+      if (name !== '') names.push(name);
+    }
+  }
+  return [...new Set(names)];
+}
