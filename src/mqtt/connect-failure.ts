@@ -94,7 +94,7 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: 'connection refused',
       detail: `no MQTT broker answers at ${broker} (connection refused)`,
-      fix: `start the broker (e.g. systemctl start mosquitto) or correct the port in ${URL_SETTING}`,
+      fix: `start the broker (e.g. systemctl start mosquitto) or correct ${URL_SETTING}`,
     };
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {

@@ -85,7 +85,7 @@ describe('panic-pair check', () => {
     expect(line(result.stdout, 'API token')).toBe(`PASS API token      token file ${tokenFile}; readable by its owner only`);
     expect(line(result.stdout, 'API')).toBe(`PASS API            ${simulator.url} answered; the token is accepted`);
     expect(line(result.stdout, 'entitlement')).toBe('PASS entitlement    customer 42 holds an active subscription');
-    expect(line(result.stdout, 'MQTT')).toBe(`PASS MQTT           connected to ${broker.url} as hub`);
+    expect(line(result.stdout, 'MQTT')).toMatch(new RegExp(`^PASS MQTT {11}connected to ${broker.url} as hub \\(MQTT (5|3\\.1\\.1)\\); subscribed to `));
     expect(line(result.stdout, 'BLE')).toBe('SKIP BLE            off (PANIC_PAIR_BLE=off)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('ready: every enabled check passed');
     // No store opened, no lock taken: the state dir was not even created.

@@ -169,7 +169,7 @@ describe('connectMqtt with a password', () => {
 
   it('reads the password file again at each attempt, and never logs the password', async () => {
     const passwordFile = path.join(dir, 'password');
-    writeFileSync(passwordFile, 'wrong-password-staple\n');
+    writeFileSync(passwordFile, 'wrong-password-staple\n', { mode: 0o600 });
     const log = captureLog();
     const connection = connect({ url: broker.url, prefix: 'auth', username: 'hub', passwordFile, logger: log.logger });
     await waitFor(() => log.lines.some((line) => String(line.error).includes('Not authorized') || String(line.error).includes('Bad username')), {

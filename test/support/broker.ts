@@ -1,25 +1,36 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { accessLines, findExecutable, type BrokerAccess } from './broker-access.js';
+import { makeCertificates, type TestCertificates } from './test-ca.js';
 import { accepts, freePort } from './loopback.mjs';
 
 // A real MQTT broker for one test file: mosquitto on 127.0.0.1 with a free port, or, where
 // mosquitto is not installed, an embedded aedes broker (and a plain notice saying so).
 
 export interface TestBroker {
+  /** What tests publish and observe with: with `observer`'s credentials when given. */
   url: string;
+  /** The broker's address without credentials (mqtts:// with `tls`): what the daemon is given. */
+  address: string;
   port: number;
+  /** With `tls`: the CA that signed the broker's certificate. */
+  caFile?: string;
   kind: 'mosquitto' | 'embedded';
   stop(): Promise<void>;
   /** Stops the broker and starts a fresh one on the same port (retained messages are lost). */
   restart(): Promise<void>;
 }
 
-export interface BrokerOptions {
-  /** When given, only these users (name to password) may connect; otherwise anyone may. */
-  users?: Record<string, string>;
+export interface BrokerOptions extends BrokerAccess {
+  /** A user of `users` whose credentials `url` carries (tests publish and observe as that user). */
+  observer?: string;
+  /** A TLS listener (mosquitto only), its certificate signed by a CA made for it, for these names. */
+  tls?: { names: string[] };
+  /** 'embedded': aedes even where mosquitto is installed (it speaks MQTT 3.1.1 only). */
+  kind?: 'embedded';
 }
 
 const START_TIMEOUT_MS = 10_000;
@@ -29,9 +40,13 @@ let warnedEmbedded = false;
 
 export async function startBroker(options: BrokerOptions = {}): Promise<TestBroker> {
   // PANIC_PAIR_TEST_BROKER=embedded forces the fallback, to check it on a machine with mosquitto.
-  const forced = process.env.PANIC_PAIR_TEST_BROKER === 'embedded';
+  const forced = process.env.PANIC_PAIR_TEST_BROKER === 'embedded' || options.kind === 'embedded';
   const mosquitto = forced ? undefined : findExecutable('mosquitto');
   if (mosquitto !== undefined) return startMosquitto(mosquitto, options);
+  if (options.kind === 'embedded') return startEmbedded(options);
+  if (options.tls !== undefined || options.acl !== undefined || options.dynsec !== undefined) {
+    throw new Error('mosquitto not found: a broker with TLS, an ACL or dynamic security needs it (apt-get install mosquitto)');
+  }
   if (!warnedEmbedded) {
     warnedEmbedded = true;
     process.stderr.write(forced ? 'PANIC_PAIR_TEST_BROKER=embedded: the MQTT tests run against an embedded broker\n' : 'mosquitto not found: the MQTT tests run against an embedded broker\n');
@@ -39,31 +54,18 @@ export async function startBroker(options: BrokerOptions = {}): Promise<TestBrok
   return startEmbedded(options);
 }
 
-function findExecutable(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/sbin'];
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
 async function startMosquitto(binary: string, options: BrokerOptions): Promise<TestBroker> {
   const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-mosquitto-'));
+  const certificates: TestCertificates | undefined = options.tls === undefined ? undefined : makeCertificates(dir, options.tls.names);
+  const tls = certificates === undefined ? [] : [`cafile ${certificates.caFile}`, `certfile ${certificates.certFile}`, `keyfile ${certificates.keyFile}`];
   // Written at each launch, so restart() also works after stop() (a test of "broker down at start").
   const launchOn = (port: number): Promise<ChildProcess> => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const access = options.users ? [`password_file ${writePasswordFile(dir, options.users)}`, 'allow_anonymous false'] : ['allow_anonymous true'];
+    const access = accessLines(dir, options);
     const configFile = path.join(dir, 'mosquitto.conf');
     // Started as root, mosquitto drops to its own user before reading the (private) password file.
     const user = process.getuid?.() === 0 ? ['user root'] : [];
-    writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+    writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...tls, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
     return launchMosquitto(binary, configFile, port);
   };
   let port = 0;
@@ -84,9 +86,12 @@ async function startMosquitto(binary: string, options: BrokerOptions): Promise<T
     if (current) await killChild(current);
     current = undefined;
   };
+  const address = `${certificates === undefined ? 'mqtt' : 'mqtts'}://127.0.0.1:${port}`;
   return {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: urlFor(address, options),
+    address,
     port,
+    ...(certificates === undefined ? {} : { caFile: certificates.caFile }),
     kind: 'mosquitto',
     async stop() {
       await stopProcess();
@@ -99,14 +104,13 @@ async function startMosquitto(binary: string, options: BrokerOptions): Promise<T
   };
 }
 
-function writePasswordFile(dir: string, users: Record<string, string>): string {
-  const file = path.join(dir, 'passwords');
-  writeFileSync(file, Object.entries(users).map(([user, password]) => `${user}:${password}\n`).join(''), { mode: 0o600 });
-  // mosquitto only reads hashed entries; `-U` hashes the plain ones in place.
-  const hasher = findExecutable('mosquitto_passwd');
-  if (hasher === undefined) throw new Error('mosquitto_passwd not found: it comes with mosquitto and is needed for a broker with users');
-  execFileSync(hasher, ['-U', file]);
-  return file;
+/** The address with the observer's credentials, when there is one. */
+function urlFor(address: string, options: BrokerOptions): string {
+  if (options.observer === undefined) return address;
+  const url = new URL(address);
+  url.username = options.observer;
+  url.password = options.users?.[options.observer] ?? '';
+  return url.toString().replace(/\/$/, '');
 }
 
 async function launchMosquitto(binary: string, configFile: string, port: number): Promise<ChildProcess> {
@@ -156,8 +160,10 @@ async function startEmbedded(options: BrokerOptions): Promise<TestBroker> {
     await broker?.close();
     broker = undefined;
   };
+  const address = `mqtt://127.0.0.1:${port}`;
   return {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: urlFor(address, options),
+    address,
     port,
     kind: 'embedded',
     stop,
