@@ -6,7 +6,7 @@ import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
 import { describeConnectFailure, isCertificateFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
-import { peekCertificateNames, probeBroker } from './mqtt-probe.js';
+import { peekCertificate, probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -46,13 +46,14 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
   const outcome = await probeBroker({ url, username: mqtt.username, password, ca, filters, timeoutMs: CONNECT_TIMEOUT_MS });
 
   if (!outcome.ok) {
-    const certificateNames = isCertificateFailure(outcome.error) ? await peekCertificateNames(url, ca, CONNECT_TIMEOUT_MS) : undefined;
+    const look = isCertificateFailure(outcome.error) ? await peekCertificate(url, ca, CONNECT_TIMEOUT_MS) : undefined;
     const failure = describeConnectFailure(outcome.error, {
       broker,
       url,
       username: mqtt.username,
       passwordFile: mqtt.passwordFile,
-      ...(certificateNames === undefined ? {} : { certificateNames }),
+      ...(look === undefined ? {} : { certificateNames: look.names }),
+      ...(look?.issuer === undefined ? {} : { certificateIssuer: look.issuer }),
     });
     return fail('mqtt', failure.detail, failure.fix);
   }

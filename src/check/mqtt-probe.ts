@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import tls from 'node:tls';
 import type { MqttClient } from 'mqtt';
 import { errorCodeOf, certificateNames } from '../mqtt/connect-failure.js';
@@ -80,20 +81,31 @@ function subscribeCode(client: MqttClient, filter: string): Promise<number> {
   });
 }
 
+export interface CertificateLook {
+  names: string[];
+  issuer?: string;
+}
+
 /**
- * The names in the certificate the broker presents, read without trusting it (and without sending
- * anything), so a certificate failure can say which names the certificate holds.
+ * The names and issuer of the certificate the broker presents, read without trusting it (and
+ * without sending anything), so a certificate failure can say what the certificate holds.
  */
-export function peekCertificateNames(url: URL, ca: Buffer | undefined, timeoutMs: number): Promise<string[]> {
+export function peekCertificate(url: URL, ca: Buffer | undefined, timeoutMs: number): Promise<CertificateLook> {
   return new Promise((resolve) => {
-    const socket = tls.connect({ host: url.hostname, port: Number(url.port || 8883), servername: url.hostname, ca, rejectUnauthorized: false });
-    const finish = (names: string[]): void => {
+    // SNI carries host names only, never an address.
+    const servername = isIP(url.hostname) === 0 ? { servername: url.hostname } : {};
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port || 8883), ...servername, ca, rejectUnauthorized: false });
+    const finish = (look: CertificateLook): void => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(names);
+      resolve(look);
     };
-    const timer = setTimeout(() => finish([]), timeoutMs);
-    socket.once('secureConnect', () => finish(certificateNames(socket.getPeerCertificate())));
-    socket.once('error', () => finish([]));
+    const timer = setTimeout(() => finish({ names: [] }), timeoutMs);
+    socket.once('secureConnect', () => {
+      const cert = socket.getPeerCertificate();
+      const issuer = typeof cert.issuer?.CN === 'string' ? { issuer: cert.issuer.CN } : {};
+      finish({ names: certificateNames(cert), ...issuer });
+    });
+    socket.once('error', () => finish({ names: [] }));
   });
 }

@@ -17,8 +17,10 @@ export interface FailureContext {
   url: URL;
   username?: string;
   passwordFile?: string;
-  /** Names in the broker's certificate (subject CN and subjectAltName), when known. */
+  /** Names in the broker's certificate (subjectAltName, else subject CN), when known. */
   certificateNames?: readonly string[];
+  /** The certificate's issuer (its CN), when known: the CA the CA file must hold. */
+  certificateIssuer?: string;
 }
 
 const URL_SETTING = 'PANIC_PAIR_MQTT_URL';
@@ -52,7 +54,8 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
   const code = errorCodeOf(error);
   const message = error?.message ?? 'no answer';
   const names = namesOf(error, context.certificateNames);
-  const named = names.length === 0 ? '' : ` (it names ${names.join(', ')})`;
+  const named = names.length === 0 ? '' : ` (the certificate names ${names.join(', ')})`;
+  const issuer = context.certificateIssuer === undefined ? '' : `, "${context.certificateIssuer}"`;
   if (error === undefined) {
     return {
       reason: 'no answer from the broker',
@@ -64,7 +67,7 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: `the broker's certificate is not trusted: ${message}`,
       detail: `the broker at ${broker} presented a certificate the hub does not trust: ${message}${named}`,
-      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate${named}`,
+      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate${issuer}${named}`,
     };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
@@ -124,17 +127,20 @@ function namesOf(error: Error | undefined, known: readonly string[] | undefined)
   return certificateNames(cert);
 }
 
-/** Subject CN and subjectAltName entries ("DNS:hub.local" becomes "hub.local"), without repeats. */
+/**
+ * The names a client checks the host against: subjectAltName entries ("DNS:hub.local" becomes
+ * "hub.local"), or the subject's CN when there are none (TLS ignores the CN beside them).
+ */
 export function certificateNames(cert: { subject?: { CN?: unknown }; subjectaltname?: unknown } | undefined): string[] {
   if (cert === undefined) return [];
   const names: string[] = [];
-  const cn = cert.subject?.CN;
-  if (typeof cn === 'string') names.push(cn);
   if (typeof cert.subjectaltname === 'string') {
     for (const entry of cert.subjectaltname.split(',')) {
       const name = entry.trim().replace(/^(DNS|IP Address):/, '');
       if (name !== '') names.push(name);
     }
   }
+  const cn = cert.subject?.CN;
+  if (names.length === 0 && typeof cn === 'string') names.push(cn);
   return [...new Set(names)];
 }
