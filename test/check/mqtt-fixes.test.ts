@@ -36,10 +36,7 @@ function check(env: Record<string, string>) {
     env: { PANIC_PAIR_MQTT_PREFIX: PREFIX, PANIC_PAIR_MQTT_USERNAME: 'hub', PANIC_PAIR_MQTT_PASSWORD_FILE: passwordFile, ...env },
     defaultConfigFile: join(dir, 'absent.json'),
   });
-  return checkMqtt(config).then((result) => {
-    if (process.env.SHOW_CHECKS) process.stdout.write(`${JSON.stringify(result)}\n`);
-    return result;
-  });
+  return checkMqtt(config);
 }
 
 const addOnAcl = ['user hub', `topic read ${PREFIX}/announce`, `topic write ${PREFIX}/#`];

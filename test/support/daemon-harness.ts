@@ -37,6 +37,11 @@ export interface HarnessOptions {
   env?: Record<string, string | undefined>;
   /** Default 'debug'. */
   logLevel?: string;
+  /**
+   * When the daemon counts as started: 'announcements' (default) once it hears them, 'status'
+   * once `status` answers at all (a broker that refuses the daemon's login or subscriptions).
+   */
+  ready?: 'announcements' | 'status';
 }
 
 export interface Exit {
@@ -171,10 +176,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
       async () => {
         running();
         const report = await status();
-        return report.mqtt === 'connected';
+        return options.ready === 'status' || report.mqtt === 'connected';
       },
       { timeoutMs: 20_000, intervalMs: 50, what: 'the daemon to answer `status` with MQTT connected' },
     );
+    if (options.ready === 'status') return;
     // Connected is not yet subscribed: an invalid probe the daemon counts proves the subscription.
     await waitFor(
       async () => {

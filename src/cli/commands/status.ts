@@ -34,7 +34,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['entitlement', entitlementText(report)],
     ['API token', TOKEN_TEXT[report.token] ?? String(report.token)],
     ['API', report.api.state === 'failing' ? `failing: ${report.api.lastError ?? 'unknown error'}` : report.api.state],
-    ['MQTT', report.mqtt],
+    ['MQTT', mqttLine(report)],
     ['BLE', report.bleReason ? `${report.ble} (${report.bleReason})` : report.ble],
     ['store', report.store.ok ? `ok (${report.store.path})` : `FAILING (${report.store.path}): ${report.store.error ?? 'unknown error'}`],
     ['devices', `${d.total} total: ${d.linked} linked, ${d.linking} linking, ${d.rejected} rejected, ${d.failed} failed`],
@@ -55,4 +55,10 @@ export async function statusCommand(options: ClientOptions & { json?: boolean })
   if (options.json) printJson(report);
   else process.stdout.write(statusLines(report, Date.now()));
   if (!report.healthy) process.exitCode = EXIT.failure;
+}
+
+/** `connected (MQTT 5)`, and why it is down or degraded: the broker's reason. */
+function mqttLine(report: StatusReport): string {
+  const protocol = report.mqtt === 'connected' && report.mqttProtocol !== undefined ? ` (MQTT ${report.mqttProtocol})` : '';
+  return `${report.mqtt}${protocol}${report.mqttReason === undefined ? '' : `: ${report.mqttReason}`}`;
 }
