@@ -103,6 +103,33 @@ describe('a broker with an acl_file, under MQTT 5', () => {
   });
 });
 
+describe('a fixed ACL, without a reconnect', () => {
+  it('is picked up: refused subscriptions and publishes are asked again while connected', async () => {
+    const acl = ['user admin', 'topic readwrite #', 'user hub', 'topic write acl2/status'];
+    const options: BrokerOptions = { users, observer: 'admin', acl };
+    const server = await broker(options);
+    const connection = connect({
+      url: server.address,
+      prefix: 'acl2',
+      username: 'hub',
+      passwordFile: passwordFile('hub-secret'),
+      refusalRetryMs: 100,
+    });
+    await waitFor(() => connection.state() === 'connected', { what: 'the connection', ...long });
+    connection.publishRetained('acl2/entitlement', '{"entitled":true}');
+    await waitFor(() => connection.refusals().publishes[0], { what: 'the refused publish', ...long });
+    const states: string[] = [];
+    connection.onStateChange((state) => states.push(state));
+
+    // mosquitto reads its acl_file again on SIGHUP; the hub stays connected throughout.
+    options.acl = [...acl, 'topic write acl2/entitlement'];
+    server.reload();
+    await waitFor(() => connection.refusals().publishes.length === 0, { what: 'the publish accepted after the reload', ...long });
+    expect(states).toEqual([]);
+    expect(connection.refusals().publishesRefused).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('a broker without MQTT 5', () => {
   it('is spoken to in MQTT 3.1.1 by itself (the embedded demo broker, aedes)', async () => {
     const server = await broker({ kind: 'embedded' });

@@ -22,6 +22,11 @@ export interface TestBroker {
   stop(): Promise<void>;
   /** Stops the broker and starts a fresh one on the same port (retained messages are lost). */
   restart(): Promise<void>;
+  /**
+   * mosquitto only: writes its configuration again from the (changed) options and sends SIGHUP,
+   * which makes it read its password and acl files again without dropping a client.
+   */
+  reload(): void;
 }
 
 export interface BrokerOptions extends BrokerAccess {
@@ -59,15 +64,16 @@ async function startMosquitto(binary: string, options: BrokerOptions): Promise<T
   const certificates: TestCertificates | undefined = options.tls === undefined ? undefined : makeCertificates(dir, options.tls.names);
   const tls = certificates === undefined ? [] : [`cafile ${certificates.caFile}`, `certfile ${certificates.certFile}`, `keyfile ${certificates.keyFile}`];
   // Written at each launch, so restart() also works after stop() (a test of "broker down at start").
-  const launchOn = (port: number): Promise<ChildProcess> => {
+  const writeConfig = (port: number): string => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const access = accessLines(dir, options);
     const configFile = path.join(dir, 'mosquitto.conf');
     // Started as root, mosquitto drops to its own user before reading the (private) password file.
     const user = process.getuid?.() === 0 ? ['user root'] : [];
     writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...tls, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
-    return launchMosquitto(binary, configFile, port);
+    return configFile;
   };
+  const launchOn = (port: number): Promise<ChildProcess> => launchMosquitto(binary, writeConfig(port), port);
   let port = 0;
   let current: ChildProcess | undefined;
   // Another process may take the free port between probing and mosquitto binding it: try again.
@@ -100,6 +106,10 @@ async function startMosquitto(binary: string, options: BrokerOptions): Promise<T
     async restart() {
       await stopProcess();
       current = await launchOn(port);
+    },
+    reload() {
+      writeConfig(port);
+      current?.kill('SIGHUP');
     },
   };
 }
@@ -170,6 +180,9 @@ async function startEmbedded(options: BrokerOptions): Promise<TestBroker> {
     async restart() {
       await stop();
       broker = await launchEmbedded(port, options);
+    },
+    reload() {
+      throw new Error('the embedded broker cannot reload its configuration');
     },
   };
 }
