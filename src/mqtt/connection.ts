@@ -4,8 +4,9 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import { readMqttPassword } from '../config/secret-file.js';
-import { isRefusal, protocolName, type ProtocolName } from './broker-answers.js';
-import { describeConnectFailure, errorCodeOf } from './connect-failure.js';
+import { protocolName, type ProtocolName } from './broker-answers.js';
+import { checkedRequests } from './checked-requests.js';
+import { describeConnectFailure } from './connect-failure.js';
 import { brokerForLogs, parseBrokerUrl, readCredentialFile } from './credentials.js';
 import { watchProtocol } from './protocol-fallback.js';
 import { reconnectDelay } from './reconnect-delay.js';
@@ -73,8 +74,6 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
   let failure: string | undefined;
   let everConnected = false;
   const refusals = new BrokerRefusals();
-  /** Topics published since the latest connect: a refused one already sent again needs no retry. */
-  const sentSinceConnect = new Set<string>();
   const failureContext = { broker, url, username: options.username, passwordFile: options.passwordFile };
 
   const refreshCredentials = (): void => {
@@ -123,6 +122,13 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     log: ignoreMqttTrace,
   };
   const client: MqttClient = connect(url.toString(), clientOptions);
+  const requests = checkedRequests({
+    client,
+    refusals,
+    version: () => protocol.version(),
+    onRefusal: (fields, message) => problems.warn({ broker, ...fields, user: options.username }, message),
+    onFailure: (error) => noteFailure(error),
+  });
   const protocol = watchProtocol(client, () => {
     logger.info({ broker }, 'the broker does not speak MQTT 5; speaking MQTT 3.1.1 (refused publishes cannot be seen)');
     // Straight to the next attempt: this is no failure to back off from.
@@ -140,15 +146,14 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     attempt = 0;
     everConnected = true;
     failure = undefined;
-    sentSinceConnect.clear();
+    requests.connected();
     client.options.reconnectPeriod = delayFor(0);
     logger.info({ broker, protocol: protocol.version() === 5 ? 'MQTT 5' : 'MQTT 3.1.1' }, 'connected to the MQTT broker');
-    publishChecked(status, 'online' satisfies StatusPayload);
-    // One SUBSCRIBE a filter, so each SUBACK answers for one filter.
-    for (const filter of subscriptions.filters()) subscribeChecked(filter);
+    requests.publish(status, 'online' satisfies StatusPayload);
+    for (const filter of subscriptions.filters()) requests.subscribe(filter);
     setState('connected');
     // What the broker refused before, unless published again by a state listener just now.
-    for (const pending of refusals.pendingPublishes()) if (!sentSinceConnect.has(pending.topic)) publishChecked(pending.topic, pending.payload);
+    requests.retryRefused(true);
   });
   // mqtt.js arms its next timer from reconnectPeriod when an attempt fails, so setting it here,
   // as each attempt starts, gives the capped exponential backoff.
@@ -171,33 +176,11 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
   });
   // A fixed ACL is picked up without a reconnect: refused requests are asked again now and then.
   const retry = setInterval(() => {
-    if (!client.connected || closing !== undefined) return;
-    for (const filter of refusals.refusedFilters()) subscribeChecked(filter);
-    for (const pending of refusals.pendingPublishes()) publishChecked(pending.topic, pending.payload);
+    if (client.connected && closing === undefined) requests.retryRefused(false);
   }, options.refusalRetryMs ?? 60_000);
   retry.unref();
   client.on('message', (topic, payload) => subscriptions.dispatch(topic, payload, onHandlerError));
 
-  function subscribeChecked(filter: string): void {
-    const version = protocol.version();
-    client.subscribe(filter, { qos: 0 }, (error, granted, packet) => {
-      const code = packet?.granted[0] ?? granted?.[0]?.qos;
-      if (typeof code !== 'number') return noteFailure(error);
-      const reason = refusals.subscriptionAnswered(filter, code, version);
-      if (reason !== undefined) problems.warn({ broker, filter, reason, user: options.username }, 'the broker refused a subscription: the hub cannot hear that topic');
-    });
-  }
-  function publishChecked(topic: string, payload: string): void {
-    sentSinceConnect.add(topic);
-    client.publish(topic, payload, QOS1_RETAINED, (error, packet) => {
-      const code = (packet as { reasonCode?: number } | undefined)?.reasonCode ?? errorCodeOf(error);
-      if (typeof code === 'number' && isRefusal(code)) {
-        const reason = refusals.publishRefused(topic, payload, code);
-        problems.warn({ broker, topic, reason, user: options.username }, 'the broker refused a publish: its retained state is missing');
-      } else if (error) noteFailure(error);
-      else refusals.publishAccepted(topic);
-    });
-  }
   function noteFailure(error?: Error | null): void {
     if (error && closing === undefined) problems.warn({ broker, error: messageOf(error) }, 'MQTT connection problem');
   }
@@ -209,11 +192,11 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     state: () => current,
     subscribe(filter, onMessage) {
       const isNew = subscriptions.add(filter, onMessage);
-      if (isNew && client.connected) subscribeChecked(filter);
+      if (isNew && client.connected) requests.subscribe(filter);
     },
     publishRetained(topic, payload) {
       if (closing !== undefined) return;
-      publishChecked(topic, payload);
+      requests.publish(topic, payload);
     },
     onStateChange(listener) {
       listeners.push(listener);
