@@ -6,6 +6,7 @@ import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
 import { describeConnectFailure, isCertificateFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
+import { publishesRefusedByBroker } from './daemon-publishes.js';
 import { peekCertificate, probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
@@ -71,9 +72,16 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
       `the broker's ACL must let ${user} subscribe to ${topics}`,
     );
   }
-  const publishes =
-    outcome.protocolVersion === 5
-      ? 'a publish the broker refuses is shown by `panic-pair status`'
-      : `the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${config.mqttPrefix}/#`;
-  return pass('mqtt', `connected to ${broker}${as} (${spoken}); subscribed to ${filters.join(', ')}; ${publishes}`);
+  const connected = `connected to ${broker}${as} (${spoken}); subscribed to ${filters.join(', ')}`;
+  if (outcome.protocolVersion === 4) {
+    return pass('mqtt', `${connected}; the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${config.mqttPrefix}/#`);
+  }
+  const refusedPublishes = await publishesRefusedByBroker(config);
+  if (refusedPublishes === undefined) return pass('mqtt', `${connected}; a publish the broker refuses is shown by \`panic-pair status\` once the daemon runs`);
+  if (refusedPublishes.length === 0) return pass('mqtt', `${connected}; the running daemon's publishes are accepted`);
+  return fail(
+    'mqtt',
+    `${connected}, but the broker refuses the daemon's publish to ${refusedPublishes.map(({ topic, reason }) => `${topic} (${reason})`).join(', ')}: subscribers miss the hub's state`,
+    `the broker's ACL must let ${user} publish to ${refusedPublishes.map(({ topic }) => topic).join(' and ')}`,
+  );
 }

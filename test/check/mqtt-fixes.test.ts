@@ -33,7 +33,14 @@ async function broker(options: Parameters<typeof startBroker>[0]): Promise<TestB
 
 function check(env: Record<string, string>) {
   const config = loadConfig({
-    env: { PANIC_PAIR_MQTT_PREFIX: PREFIX, PANIC_PAIR_MQTT_USERNAME: 'hub', PANIC_PAIR_MQTT_PASSWORD_FILE: passwordFile, ...env },
+    env: {
+      PANIC_PAIR_MQTT_PREFIX: PREFIX,
+      PANIC_PAIR_MQTT_USERNAME: 'hub',
+      PANIC_PAIR_MQTT_PASSWORD_FILE: passwordFile,
+      // No daemon runs there: check cannot ask one about its publishes.
+      PANIC_PAIR_STATE_DIR: join(dir, 'state'),
+      ...env,
+    },
     defaultConfigFile: join(dir, 'absent.json'),
   });
   return checkMqtt(config);
@@ -51,7 +58,7 @@ describe('a TLS broker with a CA of its own, a password file and an ACL', () => 
     const result = await check({ PANIC_PAIR_MQTT_URL: tls.address, PANIC_PAIR_MQTT_CA_FILE: tls.caFile! });
     expect(result.ok, result.detail).toBe(true);
     expect(result.detail).toBe(
-      `connected to ${tls.address} as hub (MQTT 5); subscribed to ${PREFIX}/announce; a publish the broker refuses is shown by \`panic-pair status\``,
+      `connected to ${tls.address} as hub (MQTT 5); subscribed to ${PREFIX}/announce; a publish the broker refuses is shown by \`panic-pair status\` once the daemon runs`,
     );
   });
 

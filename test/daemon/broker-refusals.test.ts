@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckReport } from '../../src/check/index.js';
 import { startBroker, type BrokerOptions, type TestBroker } from '../support/broker.js';
 import { runBinary } from '../support/binary.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
@@ -80,6 +81,14 @@ describe('a broker whose ACL refuses the retained state (acl_file, MQTT 5)', () 
       `the MQTT broker refuses the publish to ${entitlement} (not authorized (0x87)): its retained state is missing; the broker's ACL must let user hub publish to ${entitlement}`,
     );
     expect(report.mqttReason).toContain(`publish to ${entitlement} refused: not authorized (0x87)`);
+
+    // `check` cannot publish without side effects; it asks the running daemon what was refused.
+    const check = await hub.cli(['check', '--json'], { env: hub.daemonEnv() });
+    const mqtt = (JSON.parse(check.stdout) as CheckReport).checks.find((result) => result.name === 'mqtt');
+    expect(check.code).toBe(1);
+    expect(mqtt?.ok).toBe(false);
+    expect(mqtt?.detail).toContain(`the broker refuses the daemon's publish to ${entitlement} (not authorized (0x87))`);
+    expect(mqtt?.fix).toBe(`the broker's ACL must let user hub publish to ${entitlement}`);
   });
 });
 
