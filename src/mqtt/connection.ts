@@ -167,7 +167,8 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
   });
   client.on('close', () => {
     if (current === 'connected' && closing === undefined) logger.warn({ broker }, 'lost the MQTT broker; reconnecting');
-    if (current === 'connected') failure = 'the broker closed the connection';
+    // An error just before the close (a keepalive time-out, a reset) says more than the close.
+    if (current === 'connected' && failure === undefined) failure = 'the broker closed the connection';
     setState('disconnected');
   });
   client.on('error', (error) => {
