@@ -4,7 +4,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import { readMqttPassword } from '../config/secret-file.js';
-import { protocolName, type ProtocolName } from './broker-answers.js';
+import { protocolName, reasonWords, type ProtocolName } from './broker-answers.js';
 import { checkedRequests } from './checked-requests.js';
 import { describeConnectFailure } from './connect-failure.js';
 import { brokerForLogs, parseBrokerUrl, readCredentialFile } from './credentials.js';
@@ -170,6 +170,10 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     // An error just before the close (a keepalive time-out, a reset) says more than the close.
     if (current === 'connected' && failure === undefined) failure = 'the broker closed the connection';
     setState('disconnected');
+  });
+  // MQTT 5: a broker that ends the connection says why (an administrator, a shutdown, a time-out).
+  client.on('disconnect', (packet) => {
+    if (packet.reasonCode !== undefined && packet.reasonCode > 0) failure = `the broker disconnected the hub: ${reasonWords(packet.reasonCode, 5)}`;
   });
   client.on('error', (error) => {
     failure = describeConnectFailure(error, failureContext).reason;

@@ -35,8 +35,9 @@ export class BrokerRefusals {
       return undefined;
     }
     const reason = reasonWords(code, protocolVersion);
+    const before = this.#subscriptions.get(filter);
     this.#subscriptions.set(filter, reason);
-    this.#changed();
+    if (before !== reason) this.#changed();
     return reason;
   }
 
