@@ -110,11 +110,13 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
       fix: `the port may be a TLS listener and want mqtts:// (e.g. mqtts://${url.hostname}:${url.port || '8883'}); correct ${URL_SETTING}`,
     };
   }
-  if (url.protocol === 'mqtts:' && (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER' || /wrong version number|packet length too long/i.test(message))) {
+  // A plain listener answers a TLS handshake with garbage (wrong version number) or a reset.
+  const handshakeFailed = code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ECONNRESET' || /wrong version number|packet length too long/i.test(message);
+  if (url.protocol === 'mqtts:' && handshakeFailed) {
     return {
-      reason: `no TLS at ${broker} (${message}); the port may want mqtt://`,
-      detail: `the broker at ${broker} does not speak TLS on that port: ${message}`,
-      fix: `use mqtt:// for a plain listener, or the broker's TLS port (often 8883), in ${URL_SETTING}`,
+      reason: `no TLS answer at ${broker} (${message}); the port may want mqtt://`,
+      detail: `the broker at ${broker} did not complete a TLS handshake on that port: ${message}`,
+      fix: `use mqtt:// for a plain listener (e.g. mqtt://${url.hostname}:${url.port || '1883'}), or the broker's TLS port (often 8883), in ${URL_SETTING}`,
     };
   }
   return { reason: message, detail: `cannot connect to the broker at ${broker}: ${message}`, fix: `check ${URL_SETTING} and the hub's network` };

@@ -111,6 +111,15 @@ describe('a TLS broker whose certificate names another host', () => {
   });
 });
 
+describe('a plain broker', () => {
+  it('mqtts:// aimed at a plain port: the port may want mqtt://', async () => {
+    const plain = await broker({ users: { hub: 'hub-secret' } });
+    const result = await check({ PANIC_PAIR_MQTT_URL: `mqtts://127.0.0.1:${plain.port}` });
+    expect(result.ok).toBe(false);
+    expect(result.fix).toContain('use mqtt:// for a plain listener');
+  });
+});
+
 describe('a broker with the dynamic-security plugin that refuses the announce subscription', () => {
   it("fails with the fix: the broker's ACL must let the user subscribe to the topic", async () => {
     const dynsec = await broker({
