@@ -122,18 +122,18 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
     log: ignoreMqttTrace,
   };
   const client: MqttClient = connect(url.toString(), clientOptions);
+  const protocol = watchProtocol(client, () => {
+    logger.info({ broker }, 'the broker does not speak MQTT 5; speaking MQTT 3.1.1 (refused publishes cannot be seen)');
+    // Straight to the next attempt: this is no failure to back off from.
+    client.options.reconnectPeriod = 50;
+    attempt = -1;
+  });
   const requests = checkedRequests({
     client,
     refusals,
     version: () => protocol.version(),
     onRefusal: (fields, message) => problems.warn({ broker, ...fields, user: options.username }, message),
     onFailure: (error) => noteFailure(error),
-  });
-  const protocol = watchProtocol(client, () => {
-    logger.info({ broker }, 'the broker does not speak MQTT 5; speaking MQTT 3.1.1 (refused publishes cannot be seen)');
-    // Straight to the next attempt: this is no failure to back off from.
-    client.options.reconnectPeriod = 50;
-    attempt = -1;
   });
 
   const setState = (next: MqttState): void => {
