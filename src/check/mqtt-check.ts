@@ -3,11 +3,11 @@ import { readMqttPassword } from '../config/secret-file.js';
 import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
 import { messageOf } from '../errors.js';
 import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
-import { describeConnectFailure, isCertificateFailure } from '../mqtt/connect-failure.js';
+import { describeConnectFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
 import { publishesRefusedByBroker } from './daemon-publishes.js';
-import { peekCertificate, probeBroker } from './mqtt-probe.js';
+import { probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -47,15 +47,7 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
   const outcome = await probeBroker({ url, username: mqtt.username, password, ca, filters, timeoutMs: CONNECT_TIMEOUT_MS });
 
   if (!outcome.ok) {
-    const look = isCertificateFailure(outcome.error) ? await peekCertificate(url, ca, CONNECT_TIMEOUT_MS) : undefined;
-    const failure = describeConnectFailure(outcome.error, {
-      broker,
-      url,
-      username: mqtt.username,
-      passwordFile: mqtt.passwordFile,
-      ...(look === undefined ? {} : { certificateNames: look.names }),
-      ...(look?.issuer === undefined ? {} : { certificateIssuer: look.issuer }),
-    });
+    const failure = describeConnectFailure(outcome.error, { broker, url, username: mqtt.username, passwordFile: mqtt.passwordFile });
     return fail('mqtt', failure.detail, failure.fix);
   }
 

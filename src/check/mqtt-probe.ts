@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
-import tls from 'node:tls';
 import type { MqttClient } from 'mqtt';
-import { errorCodeOf, certificateNames } from '../mqtt/connect-failure.js';
+import { errorCodeOf } from '../mqtt/connect-failure.js';
 
 // What `check` asks the broker, with the daemon's credentials and without its side effects (no
 // `online`, no will, nothing published): does it accept the login, which protocol does it speak,
@@ -78,34 +76,5 @@ function subscribeCode(client: MqttClient, filter: string): Promise<number> {
       const code = packet?.granted[0] ?? granted?.[0]?.qos;
       resolve(typeof code === 'number' ? code : error ? 0x80 : 0);
     });
-  });
-}
-
-export interface CertificateLook {
-  names: string[];
-  issuer?: string;
-}
-
-/**
- * The names and issuer of the certificate the broker presents, read without trusting it (and
- * without sending anything), so a certificate failure can say what the certificate holds.
- */
-export function peekCertificate(url: URL, ca: Buffer | undefined, timeoutMs: number): Promise<CertificateLook> {
-  return new Promise((resolve) => {
-    // SNI carries host names only, never an address.
-    const servername = isIP(url.hostname) === 0 ? { servername: url.hostname } : {};
-    const socket = tls.connect({ host: url.hostname, port: Number(url.port || 8883), ...servername, ca, rejectUnauthorized: false });
-    const finish = (look: CertificateLook): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(look);
-    };
-    const timer = setTimeout(() => finish({ names: [] }), timeoutMs);
-    socket.once('secureConnect', () => {
-      const cert = socket.getPeerCertificate();
-      const issuer = typeof cert.issuer?.CN === 'string' ? { issuer: cert.issuer.CN } : {};
-      finish({ names: certificateNames(cert), ...issuer });
-    });
-    socket.once('error', () => finish({ names: [] }));
   });
 }

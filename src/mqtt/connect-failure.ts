@@ -17,10 +17,6 @@ export interface FailureContext {
   url: URL;
   username?: string;
   passwordFile?: string;
-  /** Names in the broker's certificate (subjectAltName, else subject CN), when known. */
-  certificateNames?: readonly string[];
-  /** The certificate's issuer (its CN), when known: the CA the CA file must hold. */
-  certificateIssuer?: string;
 }
 
 const URL_SETTING = 'PANIC_PAIR_MQTT_URL';
@@ -42,20 +38,17 @@ export function errorCodeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null | undefined)?.code;
 }
 
-/** Whether the failure is about the broker's certificate (then its names are worth fetching). */
-export function isCertificateFailure(error: unknown): boolean {
-  const code = errorCodeOf(error);
-  return typeof code === 'string' && (TRUST_CODES.has(code) || code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_NOT_YET_VALID');
-}
-
 /** `error` undefined: no answer within the connect time-out. */
 export function describeConnectFailure(error: Error | undefined, context: FailureContext): ConnectFailure {
   const { broker, url } = context;
   const code = errorCodeOf(error);
   const message = error?.message ?? 'no answer';
-  const names = namesOf(error, context.certificateNames);
+  // An altname error carries the certificate; a certificate not trusted is never read (TLS is
+  // verified, always), so the installer is given the command that shows its issuer and names.
+  const names = certificateNames((error as { cert?: CertificateFields } | undefined)?.cert);
   const named = names.length === 0 ? '' : ` (the certificate names ${names.join(', ')})`;
-  const issuer = context.certificateIssuer === undefined ? '' : `, "${context.certificateIssuer}"`;
+  const port = url.port || '8883';
+  const showCertificate = `\`openssl s_client -connect ${url.hostname}:${port} -showcerts </dev/null\` shows its issuer and names`;
   if (error === undefined) {
     return {
       reason: 'no answer from the broker',
@@ -67,7 +60,7 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: `the broker's certificate is not trusted: ${message}`,
       detail: `the broker at ${broker} presented a certificate the hub does not trust: ${message}${named}`,
-      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate${issuer}${named}`,
+      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate (${showCertificate})`,
     };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
@@ -122,18 +115,16 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
   return { reason: message, detail: `cannot connect to the broker at ${broker}: ${message}`, fix: `check ${URL_SETTING} and the hub's network` };
 }
 
-/** The names from the error's certificate (an altname error carries it) or from a look at it. */
-function namesOf(error: Error | undefined, known: readonly string[] | undefined): string[] {
-  if (known !== undefined && known.length > 0) return [...known];
-  const cert = (error as { cert?: { subject?: { CN?: unknown }; subjectaltname?: unknown } } | undefined)?.cert;
-  return certificateNames(cert);
+interface CertificateFields {
+  subject?: { CN?: unknown };
+  subjectaltname?: unknown;
 }
 
 /**
  * The names a client checks the host against: subjectAltName entries ("DNS:hub.local" becomes
  * "hub.local"), or the subject's CN when there are none (TLS ignores the CN beside them).
  */
-export function certificateNames(cert: { subject?: { CN?: unknown }; subjectaltname?: unknown } | undefined): string[] {
+function certificateNames(cert: CertificateFields | undefined): string[] {
   if (cert === undefined) return [];
   const names: string[] = [];
   if (typeof cert.subjectaltname === 'string') {

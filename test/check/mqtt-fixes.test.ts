@@ -62,12 +62,13 @@ describe('a TLS broker with a CA of its own, a password file and an ACL', () => 
     );
   });
 
-  it('without the CA file: points at PANIC_PAIR_MQTT_CA_FILE and the names in the certificate', async () => {
+  it('without the CA file: points at PANIC_PAIR_MQTT_CA_FILE, and how to see the certificate\'s issuer and names', async () => {
     const result = await check({ PANIC_PAIR_MQTT_URL: tls.address });
     expect(result.ok).toBe(false);
-    expect(result.fix).toMatch(/^point PANIC_PAIR_MQTT_CA_FILE at the PEM file of the CA that signed the broker's certificate/);
-    expect(result.fix).toContain('"panic-pair test CA"');
-    expect(result.fix).toContain('the certificate names localhost, 127.0.0.1');
+    expect(result.fix).toBe(
+      "point PANIC_PAIR_MQTT_CA_FILE at the PEM file of the CA that signed the broker's certificate " +
+        `(\`openssl s_client -connect 127.0.0.1:${tls.port} -showcerts </dev/null\` shows its issuer and names)`,
+    );
     expect(result.fix).not.toContain('network');
   });
 
