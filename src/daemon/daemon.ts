@@ -13,7 +13,7 @@ import { buildStatus } from './status.js';
 import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
 import { startBleSide } from './ble-side.js';
-import { guardPairing } from './hearing-guard.js';
+import { guardPairing, guardWindow, type Hearing } from './hearing-guard.js';
 import { CONTROL_SOCKET_NAME } from '../config/locations.js';
 
 export interface RunningDaemon {
@@ -98,6 +98,11 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       counters,
     });
 
+  const hearing: Hearing = {
+    // BLE scanning (or starting) may still hear the button; only MQTT's refusals make the hub deaf.
+    deafness: () => (ble.state === 'scanning' || ble.state === 'starting' ? undefined : mqtt?.deafness()),
+    onChange: (listener) => mqtt?.onRefusalChange(listener) ?? (() => undefined),
+  };
   const control = await startControlServer({
     socketPath: path.join(config.runtimeDir, CONTROL_SOCKET_NAME),
     logger,
@@ -106,12 +111,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       devices: () => engine.devices(),
       scan: (seconds, signal) => engine.scan(seconds, signal),
       forget: (deviceId) => engine.forget(deviceId),
-      pair: guardPairing((deviceId, options) => engine.pair(deviceId, options), {
-        // BLE scanning (or starting) may still hear the button; only MQTT's refusals make the hub deaf.
-        deafness: () => (ble.state === 'scanning' || ble.state === 'starting' ? undefined : mqtt?.deafness()),
-        onChange: (listener) => mqtt?.onRefusalChange(listener) ?? (() => undefined),
-      }),
-      window: (seconds, options) => engine.openWindow(seconds, options),
+      pair: guardPairing((deviceId, options) => engine.pair(deviceId, options), hearing),
+      window: guardWindow((seconds, options) => engine.openWindow(seconds, options), hearing),
     },
   });
 

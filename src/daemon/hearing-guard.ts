@@ -5,6 +5,7 @@ import type { ControlHandlers } from '../control/handlers.js';
 // every subscription the hub listens on, and BLE is not scanning), waiting out the time-out only
 // hides the cause: the request fails at once, exit 1, with the broker's reason and the fix. While
 // BLE still scans the wait goes on (the button may be a BLE one), and `status` names the refusal.
+// A pairing window that could hear nothing is refused as it opens, for the same reason.
 
 export interface Hearing {
   /** Why no button can be heard now; undefined while some source can hear one. */
@@ -40,5 +41,13 @@ export function guardPairing(pair: ControlHandlers['pair'], hearing: Hearing): C
       stop();
       options.signal.removeEventListener('abort', onCancel);
     }
+  };
+}
+
+export function guardWindow(window: ControlHandlers['window'], hearing: Hearing): ControlHandlers['window'] {
+  return (seconds, options) => {
+    const deaf = hearing.deafness();
+    if (deaf !== undefined) return Promise.reject(new PanicPairError('failure', `a pairing window would hear no button: ${deaf}`));
+    return window(seconds, options);
   };
 }

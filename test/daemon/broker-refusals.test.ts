@@ -64,6 +64,9 @@ describe('a broker that refuses the announce subscription (dynamic security)', (
     expect(pair.code).toBe(1);
     expect(pair.stderr).toContain('cannot hear DEAF-1');
     expect(pair.stderr).toContain(`the broker's ACL must let user hub subscribe to ${announce}`);
+    const window = await hub.cli(['pair', '--window', '30']);
+    expect(window.code).toBe(1);
+    expect(window.stderr).toContain(`a pairing window would hear no button: the MQTT broker refuses the subscription to ${announce}`);
   });
 });
 

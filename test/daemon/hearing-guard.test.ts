@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlHandlers } from '../../src/control/handlers.js';
-import { guardPairing } from '../../src/daemon/hearing-guard.js';
+import { guardPairing, guardWindow } from '../../src/daemon/hearing-guard.js';
 import { PanicPairError } from '../../src/errors.js';
 import type { LinkOutcome, PairProgress } from '../../src/pairing/types.js';
 
@@ -61,5 +61,17 @@ describe('guardPairing', () => {
     state.turnDeaf('the broker refuses p/announce');
     cancel.abort();
     expect(await outcome).toMatchObject({ ok: false, message: 'cancelled' });
+  });
+});
+
+describe('guardWindow', () => {
+  it('refuses a window that could hear nothing, and opens one otherwise', async () => {
+    const report = { openedAt: 'a', closedAt: 'b', outcomes: [] };
+    const open: ControlHandlers['window'] = () => Promise.resolve(report);
+    const options = { signal: new AbortController().signal, onProgress: () => undefined, onOutcome: () => undefined };
+    await expect(guardWindow(open, hearingOf('the broker refuses p/announce').hearing)(30, options)).rejects.toThrow(
+      'a pairing window would hear no button: the broker refuses p/announce',
+    );
+    expect(await guardWindow(open, hearingOf(undefined).hearing)(30, options)).toBe(report);
   });
 });
