@@ -135,6 +135,14 @@ describe('a broker with the dynamic-security plugin that refuses the announce su
 });
 
 describe('a broker without MQTT 5 (aedes, the embedded demo broker)', () => {
+  it('fails on a refused subscription there too, with the fix', async () => {
+    const old = await broker({ kind: 'embedded', refuseSubscriptions: [`${PREFIX}/announce`] });
+    const result = await check({ PANIC_PAIR_MQTT_URL: old.address, PANIC_PAIR_MQTT_PASSWORD_FILE: '' });
+    expect(result.ok).toBe(false);
+    expect(result.detail).toContain(`(MQTT 3.1.1), but the broker refuses the subscription to ${PREFIX}/announce (refused (0x80))`);
+    expect(result.fix).toBe(`the broker's ACL must let user hub subscribe to ${PREFIX}/announce`);
+  });
+
   it('passes in MQTT 3.1.1, saying that refused publishes cannot be seen', async () => {
     const old = await broker({ kind: 'embedded' });
     const result = await check({ PANIC_PAIR_MQTT_URL: old.address, PANIC_PAIR_MQTT_USERNAME: '', PANIC_PAIR_MQTT_PASSWORD_FILE: '' });

@@ -145,6 +145,16 @@ describe('a broker without MQTT 5', () => {
     expect((await waitFor(() => watcher.messages[0], { what: 'the retained status' })).payload).toBe('online');
     expect(connection.refusals()).toEqual({ subscriptions: [], publishes: [], publishesRefused: 0 });
   });
+
+  it('under 3.1.1 a refused subscription (SUBACK 0x80) is seen too', async () => {
+    const server = await broker({ kind: 'embedded', refuseSubscriptions: ['old2/announce'] });
+    const connection = connect({ url: server.address, prefix: 'old2' });
+    connection.subscribe('old2/announce', () => undefined);
+    connection.subscribe('old2/other', () => undefined);
+    await waitFor(() => connection.refusals().subscriptions[0], { what: 'the refused subscription', ...long });
+    expect(connection.protocol()).toBe('3.1.1');
+    expect(connection.refusals().subscriptions).toEqual([{ filter: 'old2/announce', reason: 'refused (0x80)' }]);
+  });
 });
 
 function passwordFile(password: string): string {

@@ -36,6 +36,8 @@ export interface BrokerOptions extends BrokerAccess {
   tls?: { names: string[] };
   /** 'embedded': aedes even where mosquitto is installed (it speaks MQTT 3.1.1 only). */
   kind?: 'embedded';
+  /** Embedded only: topic filters whose subscription it refuses (SUBACK 0x80, as 3.1.1 brokers do). */
+  refuseSubscriptions?: string[];
 }
 
 const START_TIMEOUT_MS = 10_000;
@@ -197,6 +199,8 @@ async function launchEmbedded(port: number, options: BrokerOptions): Promise<Emb
   const { Aedes } = await import('aedes');
   const aedes = await Aedes.createBroker();
   const users = options.users;
+  const refused = new Set(options.refuseSubscriptions ?? []);
+  aedes.authorizeSubscribe = (_client, subscription, done) => done(null, refused.has(subscription.topic) ? null : subscription);
   if (users) {
     aedes.authenticate = (_client, username, password, done) => {
       const known = username !== undefined && Object.hasOwn(users, username);
