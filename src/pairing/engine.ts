@@ -61,6 +61,7 @@ export class PairingEngine {
   readonly #windows: PairingWindows;
   readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
   readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
+  readonly #sightingListeners = new Set<Listener<Sighting>>();
   readonly #context: LinkJobContext;
   readonly health: ApiHealth;
   readonly gate: EntitlementGate;
@@ -118,10 +119,17 @@ export class PairingEngine {
     this.#entitlementListeners.add(listener);
   }
 
+  /** Every sighting, for live outputs (the installer's page); they must be cheap or coalesce. */
+  onSighting(listener: Listener<Sighting>): () => void {
+    this.#sightingListeners.add(listener);
+    return () => this.#sightingListeners.delete(listener);
+  }
+
   /** The hot path: every valid sighting from every source. */
   sighting(sighting: Sighting): void {
     if (this.#closing) return;
     this.#memory.remember(sighting);
+    if (this.#sightingListeners.size > 0) this.#notify(this.#sightingListeners, sighting);
     // Most sightings find nobody waiting; a flood of them should not pay a lookup each.
     const waiters = this.#waiters.size === 0 ? undefined : this.#waiters.get(sighting.deviceId);
     if (waiters !== undefined) {
@@ -220,9 +228,14 @@ export class PairingEngine {
   }
 
   async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
-    const since = this.#clock() - seconds * 1000;
     await abortableDelay(seconds * 1000, signal);
-    return this.#memory.since(since, this.#clock()).map((seen) => {
+    return this.heard(seconds * 1000);
+  }
+
+  /** Buttons heard within the last `withinMs`, at once (the page's live list). */
+  heard(withinMs: number): ScanEntry[] {
+    const now = this.#clock();
+    return this.#memory.since(now - withinMs, now).map((seen) => {
       const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: new Date(seen.lastSeen).toISOString() };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;

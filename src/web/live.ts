@@ -1,0 +1,96 @@
+// The page's live channel: a long response of newline-delimited JSON snapshots, pushed whenever
+// something changes (coalesced) and every few seconds regardless, so a phone can tell a quiet hub
+// from a dead connection. A whole snapshot each time rather than deltas: a phone that reconnects
+// never pieces together stale parts, and a hub has few buttons.
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../log/logger.js';
+import type { PageActivity } from './activity.js';
+import type { PageHandlers } from './port.js';
+
+/** Changes within this time go out as one snapshot (a flood of sightings costs one a tick). */
+const COALESCE_MS = 100;
+/** A snapshot at least this often; the page counts itself not live after a few missed. */
+export const LIVE_BEAT_MS = 5_000;
+/** "Buttons heard now": within the last minute, the strongest first, at most this many. */
+const HEARD_WITHIN_MS = 60_000;
+const HEARD_SHOWN = 30;
+const MAX_LISTENERS = 16;
+
+export class LiveChannel {
+  readonly #listeners = new Set<ServerResponse>();
+  #pending: NodeJS.Timeout | undefined;
+  readonly #beat: NodeJS.Timeout;
+
+  constructor(
+    private readonly handlers: PageHandlers,
+    private readonly activity: PageActivity,
+    private readonly logger: Logger,
+  ) {
+    this.#beat = setInterval(() => this.#send(), LIVE_BEAT_MS);
+    this.#beat.unref();
+  }
+
+  /** Something changed: a snapshot goes out shortly, once for all the changes meanwhile. */
+  changed(): void {
+    if (this.#listeners.size === 0 || this.#pending !== undefined) return;
+    this.#pending = setTimeout(() => this.#send(), COALESCE_MS);
+  }
+
+  /** Takes over a response that passed every guard. */
+  listen(response: ServerResponse): boolean {
+    if (this.#listeners.size >= MAX_LISTENERS) return false;
+    response.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    this.#listeners.add(response);
+    response.on('close', () => this.#listeners.delete(response));
+    response.write(this.#line());
+    return true;
+  }
+
+  close(): void {
+    clearInterval(this.#beat);
+    clearTimeout(this.#pending);
+    for (const response of this.#listeners) response.end();
+    this.#listeners.clear();
+  }
+
+  #send(): void {
+    clearTimeout(this.#pending);
+    this.#pending = undefined;
+    if (this.#listeners.size === 0) return;
+    let line: string;
+    try {
+      line = this.#line();
+    } catch (error) {
+      this.logger.error({ err: error }, 'page: snapshot failed');
+      return;
+    }
+    for (const response of this.#listeners) response.write(line);
+  }
+
+  #line(): string {
+    return `${JSON.stringify(this.snapshot())}\n`;
+  }
+
+  snapshot() {
+    const now = Date.now();
+    const heard = this.handlers
+      .heard(HEARD_WITHIN_MS)
+      .map((entry) => ({ ...entry, ageMs: Math.max(0, now - Date.parse(entry.lastSeen)) }))
+      .sort((a, b) => (b.rssi ?? -1000) - (a.rssi ?? -1000) || a.ageMs - b.ageMs)
+      .slice(0, HEARD_SHOWN);
+    const devices = this.handlers.devices().sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    return {
+      type: 'snapshot' as const,
+      status: this.handlers.status(),
+      household: this.handlers.household(),
+      heard,
+      devices,
+      pairings: this.activity.pairings(),
+      window: this.activity.window() ?? null,
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import type { ControlHandlers } from '../control/handlers.js';
+import type { ScanEntry } from '../pairing/types.js';
+
+// What the daemon gives the installer's page: the control socket's own handlers (the page asks
+// the engine exactly as `panic-pair` does), plus what only a live page needs.
+
+export interface HouseholdMember {
+  customerId: number;
+  entitled: boolean | null;
+  role: 'hub' | 'holder' | 'dependant';
+}
+
+export interface PageHandlers extends ControlHandlers {
+  /** Buttons heard within `withinMs`, at once. */
+  heard(withinMs: number): ScanEntry[];
+  /** The customers a button may be linked to (CONTRACT 10). */
+  household(): HouseholdMember[];
+  /** Called whenever something the page shows may have changed (a sighting, a device, entitlement). */
+  onChange(listener: () => void): void;
+}

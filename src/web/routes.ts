@@ -1,0 +1,64 @@
+// The actions of the page, each checked by the control socket's own request rules (requests.ts)
+// before it reaches the engine: what a browser may ask is exactly what `panic-pair` may ask.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseRequest } from '../control/requests.js';
+import { PanicPairError, messageOf } from '../errors.js';
+import { readBody, sendJson } from '../simulator/http-io.js';
+import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
+import type { PageHandlers } from './port.js';
+
+/** A window from the page always ends by itself, and within what Zigbee2MQTT's permit-join allows. */
+export const MAX_PAGE_WINDOW_SECONDS = 254;
+
+export async function pageAction(
+  route: '/api/pair' | '/api/window' | '/api/forget',
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: { activity: PageActivity; handlers: PageHandlers; address: string },
+): Promise<void> {
+  const type = request.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) return sendJson(response, 415, { error: 'send application/json' });
+  const text = await readBody(request);
+  let body: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(text ?? '');
+    body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return sendJson(response, 400, { error: 'the request is not valid JSON' });
+  }
+  const { activity, handlers, address } = context;
+  switch (route) {
+    case '/api/pair': {
+      const checked = parseRequest(JSON.stringify({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS }));
+      if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
+      const customerId = body.customerId === undefined ? handlers.status().customerId : body.customerId;
+      if (!handlers.household().some((member) => member.customerId === customerId)) {
+        return sendJson(response, 400, { error: `customer ${String(customerId)} is not in this hub's household` });
+      }
+      activity.pair(checked.value.deviceId, customerId as number, address);
+      return sendJson(response, 202, { deviceId: checked.value.deviceId });
+    }
+    case '/api/window': {
+      const seconds = body.seconds;
+      if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PAGE_WINDOW_SECONDS) {
+        return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}` });
+      }
+      if (!activity.openWindow(seconds, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
+      return sendJson(response, 202, { seconds });
+    }
+    case '/api/forget': {
+      const checked = parseRequest(JSON.stringify({ type: 'forget', deviceId: body.deviceId }));
+      if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked) });
+      try {
+        return sendJson(response, 200, await activity.forget(checked.value.deviceId, address));
+      } catch (error) {
+        const status = error instanceof PanicPairError && error.kind === 'usage' ? 409 : 500;
+        return sendJson(response, status, { error: messageOf(error) });
+      }
+    }
+  }
+}
+
+function refusal(checked: { ok: true } | { ok: false; message: string }): string {
+  return checked.ok ? 'unexpected request' : checked.message;
+}
