@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { WebSecrets } from '../config/web.js';
 import type { ControlHandlers } from '../control/handlers.js';
@@ -22,6 +23,7 @@ export async function startWebSide(options: {
   return startWebPage({
     config: config.web,
     secrets,
+    sessionsFile: join(config.stateDir, 'web-sessions.json'),
     logger,
     handlers: {
       ...handlers,

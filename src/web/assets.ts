@@ -11,6 +11,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/icon.svg': { file: 'icon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'icon.svg', type: 'image/svg+xml' },
 };
 
 export interface PageAssets {

@@ -49,7 +49,8 @@ export function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
+  // Not no-referrer: Chromium then sends `Origin: null` with the sign-in form, which the origin check refuses.
+  response.setHeader('Referrer-Policy', 'same-origin');
   response.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   response.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   response.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');

@@ -30,6 +30,8 @@ export interface WebPageOptions {
   secrets: WebSecrets;
   handlers: PageHandlers;
   logger: Logger;
+  /** Where sessions survive a restart (in the state dir); none: a restart signs everyone out. */
+  sessionsFile?: string;
   /** The hub's host name, for the Host check; the system's by default. */
   hubName?: string;
 }
@@ -41,7 +43,11 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
   const scheme = https ? 'https' : 'http';
   const hubName = options.hubName ?? hostname();
   const assets = loadAssets();
-  const sessions = new Sessions();
+  const sessions = new Sessions({
+    file: options.sessionsFile,
+    onSaveError: (error) => logger.warn({ err: messageOf(error) }, 'page: sessions could not be saved; a restart signs everyone out'),
+  });
+  await sessions.restore();
   const gate = new SignInGate(secrets.code);
   let live: LiveChannel | undefined;
   const activity = new PageActivity(handlers, logger, () => live?.changed());
@@ -132,6 +138,7 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
     async close() {
       activity.stop();
       channel.close();
+      await sessions.settled();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
