@@ -43,6 +43,8 @@ export async function openPhone(): Promise<PhoneBrowser> {
   return {
     page,
     screenshot: async (name) => {
+      // From the top, so the sticky header sits where a phone shows it.
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
     },
     close: async () => {

@@ -40,6 +40,7 @@ function setLive(on) {
   else if (snapshot) banner.textContent = `⚠ Not live: reconnecting to the hub… What you see is from ${new Date(receivedAt).toLocaleTimeString()} and may be out of date.`;
   else banner.textContent = '⚠ Not live: connecting to the hub…';
   $('main').classList.toggle('stale', !on);
+  if (!on) forgetLiveParts();
   for (const control of document.querySelectorAll('main button, main input, main select')) {
     if (!control.closest('.sign-out')) control.disabled = !on;
   }
@@ -89,6 +90,17 @@ function receive(message) {
   retryMs = 1000;
   render();
   if (!live) setLive(true);
+}
+
+// What only holds while live is taken off the page, not greyed: which buttons are being heard
+// and how long a window has left cannot be known without the hub.
+function forgetLiveParts() {
+  clear($('heard-list'));
+  const empty = $('heard-empty');
+  empty.hidden = false;
+  empty.textContent = 'Not live: the buttons heard appear again once the hub is back.';
+  clearInterval(countdown);
+  if (snapshot && snapshot.window && snapshot.window.open) $('window-state').textContent = 'Not live: whether the window is still open is not known.';
 }
 
 window.addEventListener('online', () => { if (connection) connection.abort(); else connect(); });
@@ -190,6 +202,7 @@ function age(ms) {
 function renderHeard(heard) {
   const list = clear($('heard-list'));
   $('heard-empty').hidden = heard.length > 0;
+  $('heard-empty').textContent = 'No button heard in the last minute.';
   for (const button of heard) {
     const item = el('li', undefined, button.ageMs < 5000 ? 'fresh' : '');
     const choose = el('button', undefined, 'choice');
@@ -241,7 +254,7 @@ function renderWindow(window) {
   clearInterval(countdown);
   const state = $('window-state');
   const outcomes = clear($('window-outcomes'));
-  if (!window) { state.textContent = 'Closed.'; return; }
+  if (!window) { state.textContent = 'No window open.'; return; }
   const endsAt = performance.now() + window.remainingMs;
   const tick = () => {
     const left = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
