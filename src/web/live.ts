@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js';
 import type { PageActivity } from './activity.js';
 import type { PageHandlers } from './port.js';
 
-/** Changes within this time go out as one snapshot (a flood of sightings costs one a tick). */
+/** At most one snapshot in this time: the first change goes out at once, later ones together. */
 const COALESCE_MS = 100;
 /** A snapshot at least this often; the page counts itself not live after a few missed. */
 export const LIVE_BEAT_MS = 5_000;
@@ -19,6 +19,7 @@ const MAX_LISTENERS = 16;
 export class LiveChannel {
   readonly #listeners = new Set<ServerResponse>();
   #pending: NodeJS.Timeout | undefined;
+  #lastSent = -Infinity;
   readonly #beat: NodeJS.Timeout;
 
   constructor(
@@ -33,7 +34,8 @@ export class LiveChannel {
   /** Something changed: a snapshot goes out shortly, once for all the changes meanwhile. */
   changed(): void {
     if (this.#listeners.size === 0 || this.#pending !== undefined) return;
-    this.#pending = setTimeout(() => this.#send(), COALESCE_MS);
+    const wait = Math.max(0, this.#lastSent + COALESCE_MS - performance.now());
+    this.#pending = setTimeout(() => this.#send(), wait);
   }
 
   /** Takes over a response that passed every guard. */
@@ -61,6 +63,7 @@ export class LiveChannel {
     clearTimeout(this.#pending);
     this.#pending = undefined;
     if (this.#listeners.size === 0) return;
+    this.#lastSent = performance.now();
     let line: string;
     try {
       line = this.#line();
