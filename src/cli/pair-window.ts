@@ -24,7 +24,7 @@ function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>): string {
   const source = where?.source ?? record.source;
   const detail = where?.rssi === undefined ? source : `${source}, ${rssiText(where.rssi)}`;
   if (outcome.alreadyLinked) return `✔ ${record.deviceId} was already linked (link ${record.linkId ?? 'unknown'})`;
-  return `✔ Linked ${record.deviceId} (${detail})`;
+  return `✔ Linked ${record.deviceId} to customer ${record.customerId} (${detail})`;
 }
 
 function summary(report: WindowReport, seconds: number): string {
@@ -48,7 +48,7 @@ function windowDocument(report: WindowReport): unknown {
   };
 }
 
-export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean }): Promise<void> {
+export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean; customer?: number }): Promise<void> {
   const json = options.json === true;
   const heard = new Map<string, Heard>();
   let reporter: StepReporter | undefined;
@@ -57,14 +57,15 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
     checkWait('--window', seconds);
     const report = await askDaemon<WindowReport>(
       options,
-      { type: 'window', seconds },
+      { type: 'window', seconds, ...(options.customer === undefined ? {} : { customerId: options.customer }) },
       {
         timeoutMs: seconds * 1000 + CLIENT_GUARD_MS,
         onConnect() {
           if (json) return;
           reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
           disarm = cancelOnInterrupt(reporter, 'cancelled; the pairing window is closed (see `panic-pair devices`)');
-          reporter.step(`Pairing window open for ${seconds} s — press each button to link it`);
+          const whose = options.customer === undefined ? '' : ` to customer ${options.customer}`;
+          reporter.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
         },
         onProgress(progress) {
           const known = heard.get(progress.deviceId) ?? {};

@@ -13,6 +13,8 @@ import { printJson } from '../render.js';
 export interface PairOptions extends ClientOptions {
   window?: number;
   timeout?: number;
+  /** A customer of the household (CONTRACT.md section 10); the hub's own when left out. */
+  customer?: number;
   json?: boolean;
 }
 
@@ -44,14 +46,19 @@ function stepText(progress: PairProgress): string | undefined {
   const { customerId } = progress;
   switch (progress.step) {
     case 'waiting':
-      return `Waiting for button ${progress.deviceId} — press it now`;
+      return `Waiting for button ${progress.deviceId}${forCustomer(customerId)} — press it now`;
     case 'checking':
       return customerId === undefined ? 'Checking the subscription' : `Checking the subscription of customer ${customerId}`;
     case 'linking':
-      return `Linking ${progress.deviceId}`;
+      return `Linking ${progress.deviceId}${customerId === undefined ? '' : ` to customer ${customerId}`}`;
     default:
       return undefined; // 'linked': the result line says it, with the link id
   }
+}
+
+/** Whose button is being linked, said at the first step. */
+function forCustomer(customerId: number | undefined): string {
+  return customerId === undefined ? '' : ` (customer ${customerId}'s button)`;
 }
 
 function linkedOutcome(value: unknown, deviceId: string): LinkOutcome & { ok: true } {
@@ -78,7 +85,7 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     }
     const answer = await askDaemon<unknown>(
       options,
-      { type: 'pair', deviceId, timeoutMs },
+      { type: 'pair', deviceId, timeoutMs, ...(options.customer === undefined ? {} : { customerId: options.customer }) },
       {
         timeoutMs: timeoutMs + CLIENT_GUARD_MS,
         onProgress(progress) {
@@ -92,11 +99,21 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     const { record, alreadyLinked } = linkedOutcome(answer, deviceId);
     const linkId = record.linkId ?? 'unknown';
     if (json) {
-      printJson({ ok: true, deviceId, state: record.state, linkId: record.linkId, linkedAt: record.linkedAt, alreadyLinked });
+      printJson({
+        ok: true,
+        deviceId,
+        state: record.state,
+        customerId: record.customerId,
+        linkId: record.linkId,
+        linkedAt: record.linkedAt,
+        alreadyLinked,
+      });
     } else if (alreadyLinked) {
-      reporter?.succeed(`${deviceId} is already linked (link ${linkId}${record.linkedAt ? `, since ${record.linkedAt}` : ''})`);
+      reporter?.succeed(
+        `${deviceId} is already linked to customer ${record.customerId} (link ${linkId}${record.linkedAt ? `, since ${record.linkedAt}` : ''})`,
+      );
     } else {
-      reporter?.succeed(`Linked ${deviceId} (link ${linkId})`);
+      reporter?.succeed(`Linked ${deviceId} to customer ${record.customerId} (link ${linkId})`);
     }
   } catch (error) {
     if (json) {
