@@ -17,14 +17,14 @@ interface Heard {
   rssi?: number;
 }
 
-function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>): string {
+function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>, customer: number | undefined): string {
   if (!outcome.ok) return `✘ ${outcome.deviceId}: ${outcome.message}`;
   const { record } = outcome;
   const where = heard.get(record.deviceId);
   const source = where?.source ?? record.source;
   const detail = where?.rssi === undefined ? source : `${source}, ${rssiText(where.rssi)}`;
   if (outcome.alreadyLinked) return `✔ ${record.deviceId} was already linked (link ${record.linkId ?? 'unknown'})`;
-  return `✔ Linked ${record.deviceId} to customer ${record.customerId} (${detail})`;
+  return `✔ Linked ${record.deviceId}${customer === undefined ? '' : ` to customer ${customer}`} (${detail})`;
 }
 
 function summary(report: WindowReport, seconds: number): string {
@@ -72,7 +72,7 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
           heard.set(progress.deviceId, { source: progress.source ?? known.source, rssi: progress.rssi ?? known.rssi });
         },
         onOutcome(outcome) {
-          reporter?.note(outcomeLine(outcome, heard));
+          reporter?.note(outcomeLine(outcome, heard, options.customer));
         },
       },
     );

@@ -42,23 +42,26 @@ export async function pairCommand(deviceId: string | undefined, options: PairOpt
   await pairDevice(deviceId, options);
 }
 
-function stepText(progress: PairProgress): string | undefined {
+/**
+ * `chosen`: the --customer given, if any; then every step says whose button it is (the hub's own
+ * customer is named at the checking step either way).
+ */
+function stepText(progress: PairProgress, chosen: number | undefined): string | undefined {
   const { customerId } = progress;
   switch (progress.step) {
     case 'waiting':
-      return `Waiting for button ${progress.deviceId}${forCustomer(customerId)} — press it now`;
+      return `Waiting for button ${progress.deviceId}${chosen === undefined ? '' : ` (customer ${chosen}'s button)`} — press it now`;
     case 'checking':
       return customerId === undefined ? 'Checking the subscription' : `Checking the subscription of customer ${customerId}`;
     case 'linking':
-      return `Linking ${progress.deviceId}${customerId === undefined ? '' : ` to customer ${customerId}`}`;
+      return `Linking ${progress.deviceId}${toCustomer(chosen)}`;
     default:
       return undefined; // 'linked': the result line says it, with the link id
   }
 }
 
-/** Whose button is being linked, said at the first step. */
-function forCustomer(customerId: number | undefined): string {
-  return customerId === undefined ? '' : ` (customer ${customerId}'s button)`;
+function toCustomer(customerId: number | undefined): string {
+  return customerId === undefined ? '' : ` to customer ${customerId}`;
 }
 
 function linkedOutcome(value: unknown, deviceId: string): LinkOutcome & { ok: true } {
@@ -89,7 +92,7 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
       {
         timeoutMs: timeoutMs + CLIENT_GUARD_MS,
         onProgress(progress) {
-          const text = stepText(progress);
+          const text = stepText(progress, options.customer);
           if (!reporter || text === undefined || text === current) return;
           current = text;
           reporter.step(text);
@@ -109,11 +112,10 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
         alreadyLinked,
       });
     } else if (alreadyLinked) {
-      reporter?.succeed(
-        `${deviceId} is already linked to customer ${record.customerId} (link ${linkId}${record.linkedAt ? `, since ${record.linkedAt}` : ''})`,
-      );
+      const since = record.linkedAt ? `, since ${record.linkedAt}` : '';
+      reporter?.succeed(`${deviceId} is already linked${toCustomer(options.customer)} (link ${linkId}${since})`);
     } else {
-      reporter?.succeed(`Linked ${deviceId} to customer ${record.customerId} (link ${linkId})`);
+      reporter?.succeed(`Linked ${deviceId}${toCustomer(options.customer)} (link ${linkId})`);
     }
   } catch (error) {
     if (json) {
