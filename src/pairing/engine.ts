@@ -232,11 +232,11 @@ export class PairingEngine {
   ): Promise<WindowReport> {
     this.#refuseWhenClosing();
     const customerId = options.customerId ?? this.#options.customerId;
-    const other = [...this.#windowCustomers.keys()].find((open) => open !== customerId);
-    if (other !== undefined) {
-      throw new PanicPairError('failure', `a pairing window for customer ${other} is open; wait for it to close before opening one for customer ${customerId}`);
+    this.#refuseOtherWindow(customerId);
+    if (customerId !== this.#options.customerId) {
+      await this.gates.require(customerId);
+      this.#refuseOtherWindow(customerId); // one may have opened while the API was asked
     }
-    if (customerId !== this.#options.customerId) await this.gates.require(customerId);
     this.#windowCustomers.set(customerId, (this.#windowCustomers.get(customerId) ?? 0) + 1);
     try {
       return await this.#windows.open(seconds * 1000, options);
@@ -371,6 +371,12 @@ export class PairingEngine {
     const seen = this.#memory.recent(deviceId, this.#clock(), this.#options.recentSightingMs ?? 30_000);
     if (seen === undefined) return undefined;
     return { deviceId, source: seen.source, rssi: seen.rssi, deviceTypeId: seen.deviceTypeId, at: seen.lastSeen };
+  }
+
+  #refuseOtherWindow(customerId: number): void {
+    const other = [...this.#windowCustomers.keys()].find((open) => open !== customerId);
+    if (other === undefined) return;
+    throw new PanicPairError('failure', `a pairing window for customer ${other} is open; wait for it to close before opening one for customer ${customerId}`);
   }
 
   /** The customer of the open windows (one at a time, see openWindow). */
