@@ -28,11 +28,6 @@ export async function startWebSide(options: {
     handlers: {
       ...handlers,
       heard: (withinMs) => engine.heard(withinMs),
-      // Until the household is learned from the API, the hub's own customer alone.
-      household: () => {
-        const entitlement = engine.gate.state();
-        return [{ customerId: entitlement.customerId, entitled: entitlement.entitled, role: 'hub' }];
-      },
       onChange: (listener) => {
         engine.onSighting(() => listener());
         engine.onDevice(() => listener());

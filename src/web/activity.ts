@@ -26,6 +26,9 @@ export interface OutcomeView {
 
 export interface WindowView {
   open: boolean;
+  customerId: number;
+  /** Why the window was refused or failed (a customer not entitled, the daemon stopping). */
+  error?: string | undefined;
   /** Left of the window when the snapshot was taken. */
   remainingMs: number;
   seconds: number;
@@ -60,7 +63,7 @@ export class PageActivity {
       this.changed();
     };
     this.handlers
-      .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress })
+      .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId })
       .then((outcome) => Object.assign(view, pairingEnd(outcome)))
       .catch((error: unknown) => Object.assign(view, { step: 'failed', message: messageOf(error) }))
       .finally(() => {
@@ -70,10 +73,10 @@ export class PageActivity {
   }
 
   /** Opens a window that always ends by itself; false when one from the page is already open. */
-  openWindow(seconds: number, address: string): boolean {
+  openWindow(seconds: number, customerId: number, address: string): boolean {
     if (this.#window?.open) return false;
-    this.logger.info({ address, seconds }, 'page: pairing window opened');
-    const window = { open: true, seconds, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[] };
+    this.logger.info({ address, seconds, customerId }, 'page: pairing window opened');
+    const window = { open: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[] };
     this.#window = window;
     this.changed();
     const onOutcome = (outcome: LinkOutcome): void => {
@@ -83,8 +86,11 @@ export class PageActivity {
       this.changed();
     };
     this.handlers
-      .window(seconds, { signal: this.#stop.signal, onProgress: () => this.changed(), onOutcome })
-      .catch((error: unknown) => this.logger.warn({ address, err: messageOf(error) }, 'page: window failed'))
+      .window(seconds, { signal: this.#stop.signal, onProgress: () => this.changed(), onOutcome, customerId })
+      .catch((error: unknown) => {
+        window.error = messageOf(error);
+        this.logger.warn({ address, customerId, err: window.error }, 'page: window refused');
+      })
       .finally(() => {
         window.open = false;
         this.logger.info({ address, outcomes: window.outcomes.length }, 'page: pairing window closed');

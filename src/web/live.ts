@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../log/logger.js';
 import type { PageActivity } from './activity.js';
-import type { PageHandlers } from './port.js';
+import type { HouseholdMember, PageHandlers } from './port.js';
 
 /** At most one snapshot in this time: the first change goes out at once, later ones together. */
 const COALESCE_MS = 100;
@@ -15,11 +15,15 @@ export const LIVE_BEAT_MS = 5_000;
 const HEARD_WITHIN_MS = 60_000;
 const HEARD_SHOWN = 30;
 const MAX_LISTENERS = 16;
+/** The household is asked of the engine (which asks the API within its TTL) at most this often. */
+const HOUSEHOLD_EVERY_MS = 60_000;
 
 export class LiveChannel {
   readonly #listeners = new Set<ServerResponse>();
   #pending: NodeJS.Timeout | undefined;
   #lastSent = -Infinity;
+  #household: HouseholdMember[] = [];
+  #householdAsked = -Infinity;
   readonly #beat: NodeJS.Timeout;
 
   constructor(
@@ -29,6 +33,18 @@ export class LiveChannel {
   ) {
     this.#beat = setInterval(() => this.#send(), LIVE_BEAT_MS);
     this.#beat.unref();
+  }
+
+  /** Asks the engine for the household again (a page connected, entitlement changed, a minute passed). */
+  refreshHousehold(): void {
+    this.#householdAsked = performance.now();
+    this.handlers.household().then(
+      (members) => {
+        this.#household = members;
+        this.changed();
+      },
+      (error: unknown) => this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'page: the household could not be asked'),
+    );
   }
 
   /** Something changed: a snapshot goes out shortly, once for all the changes meanwhile. */
@@ -49,6 +65,7 @@ export class LiveChannel {
     this.#listeners.add(response);
     response.on('close', () => this.#listeners.delete(response));
     response.write(this.#line());
+    this.refreshHousehold();
     return true;
   }
 
@@ -64,6 +81,7 @@ export class LiveChannel {
     this.#pending = undefined;
     if (this.#listeners.size === 0) return;
     this.#lastSent = performance.now();
+    if (this.#lastSent - this.#householdAsked > HOUSEHOLD_EVERY_MS) this.refreshHousehold();
     let line: string;
     try {
       line = this.#line();
@@ -89,7 +107,7 @@ export class LiveChannel {
     return {
       type: 'snapshot' as const,
       status: this.handlers.status(),
-      household: this.handlers.household(),
+      household: this.#household,
       heard,
       devices,
       pairings: this.activity.pairings(),

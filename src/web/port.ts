@@ -4,17 +4,11 @@ import type { ScanEntry } from '../pairing/types.js';
 // What the daemon gives the installer's page: the control socket's own handlers (the page asks
 // the engine exactly as `panic-pair` does), plus what only a live page needs.
 
-export interface HouseholdMember {
-  customerId: number;
-  entitled: boolean | null;
-  role: 'hub' | 'holder' | 'dependant';
-}
+export type { HouseholdEntry as HouseholdMember } from '../pairing/customer-gates.js';
 
 export interface PageHandlers extends ControlHandlers {
   /** Buttons heard within `withinMs`, at once. */
   heard(withinMs: number): ScanEntry[];
-  /** The customers a button may be linked to (CONTRACT 10). */
-  household(): HouseholdMember[];
   /** Called whenever something the page shows may have changed (a sighting, a device, entitlement). */
   onChange(listener: () => void): void;
 }

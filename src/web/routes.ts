@@ -29,13 +29,10 @@ export async function pageAction(
   const { activity, handlers, address } = context;
   switch (route) {
     case '/api/pair': {
-      const checked = parseRequest(JSON.stringify({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS }));
+      // The engine decides whether the customer is in the household and entitled (fail closed).
+      const checked = parseRequest(JSON.stringify({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId }));
       if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
-      const customerId = body.customerId === undefined ? handlers.status().customerId : body.customerId;
-      if (!handlers.household().some((member) => member.customerId === customerId)) {
-        return sendJson(response, 400, { error: `customer ${String(customerId)} is not in this hub's household` });
-      }
-      activity.pair(checked.value.deviceId, customerId as number, address);
+      activity.pair(checked.value.deviceId, checked.value.customerId ?? handlers.status().customerId, address);
       return sendJson(response, 202, { deviceId: checked.value.deviceId });
     }
     case '/api/window': {
@@ -43,8 +40,11 @@ export async function pageAction(
       if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PAGE_WINDOW_SECONDS) {
         return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}` });
       }
-      if (!activity.openWindow(seconds, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
-      return sendJson(response, 202, { seconds });
+      const checked = parseRequest(JSON.stringify({ type: 'window', seconds, customerId: body.customerId }));
+      if (!checked.ok || checked.value.type !== 'window') return sendJson(response, 400, { error: refusal(checked) });
+      const customerId = checked.value.customerId ?? handlers.status().customerId;
+      if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
+      return sendJson(response, 202, { seconds, customerId });
     }
     case '/api/forget': {
       const checked = parseRequest(JSON.stringify({ type: 'forget', deviceId: body.deviceId }));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPhone, type PhoneBrowser } from '../support/browser.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { pageSettings, type PageSettings } from '../support/web-page.js';
+import { DEMO_DEPENDANT_CUSTOMER_ID, DEMO_HOUSEHOLD_SEED } from '../../src/simulator/seed.js';
 
 // An installer with a phone: the page in a real Chromium at 390 x 844, against a real daemon, a
 // real broker and the simulated API. Each screen is saved in test-artifacts/web/.
@@ -12,7 +13,7 @@ let phone: PhoneBrowser;
 
 beforeAll(async () => {
   settings = await pageSettings();
-  harness = await startHarness({ env: settings.env });
+  harness = await startHarness({ env: settings.env, seed: DEMO_HOUSEHOLD_SEED });
   phone = await openPhone();
 }, 60_000);
 
@@ -36,10 +37,12 @@ describe("the installer's page in a phone's browser", () => {
     await page.locator('#live').filter({ hasText: 'Live' }).waitFor(WAIT);
     await page.locator('#health-summary').filter({ hasText: 'healthy' }).waitFor(WAIT);
     await page.locator('#health-facts').filter({ hasText: 'active subscription' }).waitFor(WAIT);
+    const dependant = page.locator('#household-list').filter({ hasText: `Customer ${DEMO_DEPENDANT_CUSTOMER_ID} (dependant) ✓ entitled` });
+    await dependant.waitFor(WAIT);
     await phone.screenshot('2-health');
   });
 
-  it('shows a button announced over MQTT live, and pairs it with each step up to linked', async () => {
+  it('shows a button announced over MQTT live, and pairs it for a dependant with each step up to linked', async () => {
     const { page } = phone;
     await harness.announce('7F3A9C', { rssi: -48 });
     const heard = page.getByRole('button', { name: /^Choose 7F3A9C/ });
@@ -48,12 +51,12 @@ describe("the installer's page in a phone's browser", () => {
     await phone.screenshot('3-heard');
     await heard.click();
     expect(await page.getByLabel('Button ID').inputValue()).toBe('7F3A9C');
-    await page.getByLabel('Customer').selectOption('42');
+    await page.getByLabel('Customer').selectOption(String(DEMO_DEPENDANT_CUSTOMER_ID));
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     await page.getByRole('status').filter({ hasText: /Linked: link id \d+/ }).waitFor(WAIT);
     expect(await page.getByRole('status').textContent()).toMatch(/Checking the customer's subscription.*Linking with the panic-api.*Linked/);
     const record = (await harness.devices()).find((device) => device.deviceId === '7F3A9C');
-    expect(record?.state).toBe('linked');
+    expect(record).toMatchObject({ state: 'linked', customerId: DEMO_DEPENDANT_CUSTOMER_ID });
     await page.locator('#device-list').filter({ hasText: '7F3A9C' }).waitFor(WAIT);
     await phone.screenshot('4-paired');
   });
@@ -69,11 +72,13 @@ describe("the installer's page in a phone's browser", () => {
 
   it('opens a pairing window with its countdown and shows a pressed button linked', async () => {
     const { page } = phone;
+    await page.getByLabel('Customer').selectOption('42');
     await page.getByLabel('Window length').selectOption('60');
     await page.getByRole('button', { name: 'Open pairing window' }).click();
     await page.locator('#window-state').filter({ hasText: /Open: \d+ s left/ }).waitFor(WAIT);
     await harness.announce('WIN0001', { rssi: -40 });
     await page.locator('#window-outcomes').filter({ hasText: /WIN0001 linked/ }).waitFor(WAIT);
+    expect((await harness.devices()).find((device) => device.deviceId === 'WIN0001')).toMatchObject({ state: 'linked', customerId: 42 });
     await phone.screenshot('5-window');
   });
 

@@ -170,6 +170,8 @@ function renderHealth(status) {
   for (const [term, value] of facts) list.append(el('dt', term), el('dd', value));
 }
 
+const ROLE_WORDS = { hub: 'the hub\'s customer', holder: 'subscription holder', dependant: 'dependant' };
+
 function renderHousehold(members) {
   const list = clear($('household-list'));
   const select = $('customer');
@@ -177,7 +179,7 @@ function renderHousehold(members) {
   clear(select);
   for (const member of members) {
     const entitled = member.entitled === true ? '✓ entitled' : member.entitled === false ? '✗ not entitled' : '… not checked yet';
-    const role = member.role === 'hub' ? 'the hub\'s customer' : member.role;
+    const role = ROLE_WORDS[member.role] || member.role;
     const item = el('li');
     item.append(el('strong', `Customer ${member.customerId}`), el('span', ` (${role}) `), el('span', entitled, member.entitled ? 'good' : 'bad'));
     list.append(item);
@@ -255,10 +257,15 @@ function renderWindow(window) {
   const state = $('window-state');
   const outcomes = clear($('window-outcomes'));
   if (!window) { state.textContent = 'No window open.'; return; }
+  if (window.error) {
+    state.textContent = `✗ The window for customer ${window.customerId} did not open: ${window.error}`;
+    $('open-window').disabled = !live;
+    return;
+  }
   const endsAt = performance.now() + window.remainingMs;
   const tick = () => {
     const left = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
-    state.textContent = window.open ? `⏳ Open: ${left} s left. Press each button near the hub now.` : `Closed. ${window.outcomes.filter((o) => o.ok).length} linked, ${window.outcomes.filter((o) => !o.ok).length} not.`;
+    state.textContent = window.open ? `● Open for customer ${window.customerId}: ${left} s left. Press each button near the hub now.` : `Closed. ${window.outcomes.filter((o) => o.ok).length} linked, ${window.outcomes.filter((o) => !o.ok).length} not.`;
   };
   tick();
   if (window.open) countdown = setInterval(tick, 1000);
@@ -344,7 +351,7 @@ $('pair-form').addEventListener('submit', async (event) => {
 });
 
 $('open-window').addEventListener('click', async () => {
-  const result = await post('/api/window', { seconds: Number($('window-seconds').value) });
+  const result = await post('/api/window', { seconds: Number($('window-seconds').value), customerId: Number($('customer').value) });
   if (!result.ok) $('window-state').textContent = `✗ ${result.error}`;
 });
 
