@@ -93,7 +93,7 @@ await runBench('web-page', async () => {
   // 2. RSS with the page connected, after it has shown buttons and followed a few links.
   for (let i = 0; i < 20; i++) await client.publishAsync(`${PREFIX}/announce`, JSON.stringify({ deviceId: `WEBMEM-${i}`, rssi: -60 }), { qos: 1 });
   await page.getByRole('button', { name: 'Open pairing window' }).click();
-  await page.locator('#window-state').filter({ hasText: /Open/ }).waitFor();
+  await page.locator('#window-state').filter({ hasText: /Open for/ }).waitFor();
   for (let i = 0; i < 5; i++) await client.publishAsync(`${PREFIX}/announce`, JSON.stringify({ deviceId: `WEBLINK-${i}`, rssi: -40 }), { qos: 1 });
   await until('5 links shown on the page', async () => (await page.locator('#window-outcomes li').count()) >= 5, { timeoutMs: 30_000, everyMs: 50 });
   await client.endAsync();

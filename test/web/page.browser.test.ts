@@ -75,7 +75,7 @@ describe("the installer's page in a phone's browser", () => {
     await page.getByLabel('Customer').selectOption('42');
     await page.getByLabel('Window length').selectOption('60');
     await page.getByRole('button', { name: 'Open pairing window' }).click();
-    await page.locator('#window-state').filter({ hasText: /Open: \d+ s left/ }).waitFor(WAIT);
+    await page.locator('#window-state').filter({ hasText: /Open for customer 42: \d+ s left/ }).waitFor(WAIT);
     await harness.announce('WIN0001', { rssi: -40 });
     await page.locator('#window-outcomes').filter({ hasText: /WIN0001 linked/ }).waitFor(WAIT);
     expect((await harness.devices()).find((device) => device.deviceId === 'WIN0001')).toMatchObject({ state: 'linked', customerId: 42 });
