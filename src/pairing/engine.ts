@@ -281,14 +281,18 @@ export class PairingEngine {
   }
 
   async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
+    const since = this.#clock() - seconds * 1000;
     await abortableDelay(seconds * 1000, signal);
-    return this.heard(seconds * 1000);
+    return this.#heardSince(since);
   }
 
   /** Buttons heard within the last `withinMs`, at once (the page's live list). */
   heard(withinMs: number): ScanEntry[] {
-    const now = this.#clock();
-    return this.#memory.since(now - withinMs, now).map((seen) => {
+    return this.#heardSince(this.#clock() - withinMs);
+  }
+
+  #heardSince(since: number): ScanEntry[] {
+    return this.#memory.since(since, this.#clock()).map((seen) => {
       const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: new Date(seen.lastSeen).toISOString() };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
