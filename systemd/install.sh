@@ -135,14 +135,18 @@ write_config() {
   say "configuration in $ETC/config.json"
 }
 
+# A secret given on the command line, copied to $ETC/NAME as root's, 0600. FROM may be /dev/stdin.
+install_secret() {
+  local from="$1" name="$2" option="$3"
+  (umask 077 && cat -- "$from" >"$ROOT$ETC/$name.new") || die "cannot read $option $from"
+  mv "$ROOT$ETC/$name.new" "$ROOT$ETC/$name"
+  system chown root:root "$ETC/$name"
+}
+
 # Root's, 0600: systemd reads it as root (LoadCredential) and hands the daemon a private copy.
 write_token() {
   local token="$ROOT$ETC/api-token"
-  if [ -n "$token_file" ]; then
-    (umask 077 && cat -- "$token_file" >"$token.new") || die "cannot read --token-file $token_file"
-    mv "$token.new" "$token"
-    system chown root:root "$ETC/api-token"
-  fi
+  if [ -n "$token_file" ]; then install_secret "$token_file" api-token --token-file; fi
   if [ -f "$token" ]; then
     # The owner is left as it is: docs/install.md shows a panic-pair-owned token for reload.
     chmod 0600 "$token"
@@ -157,11 +161,7 @@ write_token() {
 readonly WEB_DROP_IN="/etc/systemd/system/$NAME.service.d/installer-code.conf"
 write_web_code() {
   local code="$ROOT$ETC/installer-code"
-  if [ -n "$web_code_file" ]; then
-    (umask 077 && cat -- "$web_code_file" >"$code.new") || die "cannot read --web-code-file $web_code_file"
-    mv "$code.new" "$code"
-    system chown root:root "$ETC/installer-code"
-  fi
+  if [ -n "$web_code_file" ]; then install_secret "$web_code_file" installer-code --web-code-file; fi
   [ -f "$code" ] || return 0
   chmod 0600 "$code"
   mkdir -p "$ROOT$(dirname "$WEB_DROP_IN")"
