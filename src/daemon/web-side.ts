@@ -28,6 +28,15 @@ export async function startWebSide(options: {
     handlers: {
       ...handlers,
       heard: (withinMs) => engine.heard(withinMs),
+      check: async () => {
+        const { runChecks } = await import('../check/index.js');
+        // The adapter is the daemon's already: its state is read, not probed a second time.
+        const probeBle = async () => {
+          const { ble, bleReason } = handlers.status();
+          return bleReason === undefined ? { state: ble } : { state: ble, reason: bleReason };
+        };
+        return runChecks({ env: process.env, ...(config.configFile === undefined ? {} : { configFile: config.configFile }), probeBle });
+      },
       onChange: (listener) => {
         engine.onSighting(() => listener());
         engine.onDevice(() => listener());

@@ -4,6 +4,7 @@
 // with the address it came from.
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
+import type { CheckReport } from '../check/result.js';
 import type { LinkOutcome, PairStep } from '../pairing/types.js';
 import type { PageHandlers } from './port.js';
 
@@ -24,6 +25,14 @@ export interface OutcomeView {
   linkId?: number;
 }
 
+export interface CheckView {
+  running: boolean;
+  report?: CheckReport;
+  error?: string;
+  /** ISO-8601 of the hub's clock when it ended. */
+  at?: string;
+}
+
 export interface WindowView {
   open: boolean;
   customerId: number;
@@ -42,6 +51,7 @@ const KEPT_PAIRINGS = 8;
 export class PageActivity {
   readonly #pairings = new Map<string, PairingView>();
   #window: (WindowView & { endsAt: number }) | undefined;
+  #check: CheckView | undefined;
   readonly #stop = new AbortController();
 
   constructor(
@@ -97,6 +107,29 @@ export class PageActivity {
         this.changed();
       });
     return true;
+  }
+
+  /** Runs the pre-flight checks; false while one is still running. */
+  check(address: string): boolean {
+    if (this.#check?.running) return false;
+    this.logger.info({ address }, 'page: checks asked');
+    const check: CheckView = { running: true };
+    this.#check = check;
+    this.changed();
+    this.handlers
+      .check()
+      .then((report) => (check.report = report))
+      .catch((error: unknown) => (check.error = messageOf(error)))
+      .finally(() => {
+        check.running = false;
+        check.at = new Date().toISOString();
+        this.changed();
+      });
+    return true;
+  }
+
+  lastCheck(): CheckView | undefined {
+    return this.#check === undefined ? undefined : { ...this.#check };
   }
 
   async forget(deviceId: string, address: string): Promise<{ removed: boolean }> {

@@ -92,6 +92,7 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
       case '/api/pair':
       case '/api/window':
       case '/api/forget':
+      case '/api/check':
         return pageAction(path, request, response, { activity, handlers, address });
       default:
         return sendJson(response, 404, { error: 'not found' });

@@ -112,6 +112,7 @@ export class LiveChannel {
       devices,
       pairings: this.activity.pairings(),
       window: this.activity.window() ?? null,
+      check: this.activity.lastCheck() ?? null,
     };
   }
 }

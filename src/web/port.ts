@@ -1,3 +1,4 @@
+import type { CheckReport } from '../check/result.js';
 import type { ControlHandlers } from '../control/handlers.js';
 import type { ScanEntry } from '../pairing/types.js';
 
@@ -7,6 +8,8 @@ import type { ScanEntry } from '../pairing/types.js';
 export type { HouseholdEntry as HouseholdMember } from '../pairing/customer-gates.js';
 
 export interface PageHandlers extends ControlHandlers {
+  /** `panic-pair check`, run by the daemon with its own configuration. */
+  check(): Promise<CheckReport>;
   /** Buttons heard within `withinMs`, at once. */
   heard(withinMs: number): ScanEntry[];
   /** Called whenever something the page shows may have changed (a sighting, a device, entitlement). */

@@ -11,7 +11,7 @@ import type { PageHandlers } from './port.js';
 export const MAX_PAGE_WINDOW_SECONDS = 254;
 
 export async function pageAction(
-  route: '/api/pair' | '/api/window' | '/api/forget',
+  route: '/api/pair' | '/api/window' | '/api/forget' | '/api/check',
   request: IncomingMessage,
   response: ServerResponse,
   context: { activity: PageActivity; handlers: PageHandlers; address: string },
@@ -46,6 +46,9 @@ export async function pageAction(
       if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
       return sendJson(response, 202, { seconds, customerId });
     }
+    case '/api/check':
+      if (!activity.check(address)) return sendJson(response, 409, { error: 'the checks are already running' });
+      return sendJson(response, 202, {});
     case '/api/forget': {
       const checked = parseRequest(JSON.stringify({ type: 'forget', deviceId: body.deviceId }));
       if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked) });

@@ -25,7 +25,7 @@ describe("the installer's page", () => {
     expect(home.status).toBe(200);
     expect(home.body).toContain('Installer code');
     expect(home.body).not.toContain('Button ID');
-    for (const path of ['/api/live', '/api/pair', '/api/window', '/api/forget', '/logout']) {
+    for (const path of ['/api/live', '/api/pair', '/api/window', '/api/forget', '/api/check', '/logout']) {
       const reply = await rawRequest(page.port, { method: 'POST', path, headers: { origin: page.origin, ...json }, body: '{}' });
       expect(reply.status, path).toBe(401);
       expect(reply.body).not.toContain('customerId');

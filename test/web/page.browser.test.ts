@@ -39,6 +39,9 @@ describe("the installer's page in a phone's browser", () => {
     await page.locator('#health-facts').filter({ hasText: 'active subscription' }).waitFor(WAIT);
     const dependant = page.locator('#household-list').filter({ hasText: `Customer ${DEMO_DEPENDANT_CUSTOMER_ID} (dependant) ✓ entitled` });
     await dependant.waitFor(WAIT);
+    await page.getByRole('button', { name: 'Run the checks' }).click();
+    await page.locator('#checks-state').filter({ hasText: 'Every check passed' }).waitFor(WAIT);
+    expect(await page.locator('#checks-list').textContent()).toMatch(/✓ API token.*✓ API.*✓ MQTT/);
     await phone.screenshot('2-health');
   });
 

@@ -109,6 +109,7 @@ window.addEventListener('online', () => { if (connection) connection.abort(); el
 
 function render() {
   renderHealth(snapshot.status);
+  renderChecks(snapshot.check);
   renderHousehold(snapshot.household);
   renderHeard(snapshot.heard);
   renderPairing(snapshot.pairings);
@@ -171,6 +172,26 @@ function renderHealth(status) {
 }
 
 const ROLE_WORDS = { hub: 'the hub\'s customer', holder: 'subscription holder', dependant: 'dependant' };
+
+const CHECK_NAMES = { configuration: 'Configuration', token: 'API token', api: 'API', entitlement: 'Subscription', mqtt: 'MQTT', ble: 'Bluetooth' };
+
+function renderChecks(check) {
+  const state = $('checks-state');
+  const list = clear($('checks-list'));
+  $('run-checks').disabled = !live || Boolean(check && check.running);
+  if (!check) { state.textContent = 'The checks of panic-pair check: configuration, token, API, subscription, MQTT, Bluetooth.'; return; }
+  if (check.running) { state.textContent = '… Running the checks'; return; }
+  if (check.error) { state.textContent = `✗ The checks could not run: ${check.error}`; return; }
+  const report = check.report;
+  state.textContent = report.ok ? `✓ Every check passed (${when(check.at)}).` : `✗ Some checks failed (${when(check.at)}):`;
+  for (const result of report.checks) {
+    const item = el('li', undefined, result.ok ? 'good' : 'bad');
+    const mark = result.ok ? (result.skipped ? '–' : '✓') : '✗';
+    item.append(el('strong', `${mark} ${CHECK_NAMES[result.name] || result.name}: `), el('span', result.detail));
+    if (!result.ok && result.fix) item.append(el('span', `Fix: ${result.fix}`, 'fix'));
+    list.append(item);
+  }
+}
 
 function renderHousehold(members) {
   const list = clear($('household-list'));
@@ -348,6 +369,11 @@ $('pair-form').addEventListener('submit', async (event) => {
   const deviceId = $('device-id').value.trim();
   const result = await post('/api/pair', { deviceId, customerId: Number($('customer').value) });
   if (!result.ok) alertProblem(result.error);
+});
+
+$('run-checks').addEventListener('click', async () => {
+  const result = await post('/api/check', {});
+  if (!result.ok) $('checks-state').textContent = `✗ ${result.error}`;
 });
 
 $('open-window').addEventListener('click', async () => {
