@@ -79,15 +79,17 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
       return sendJson(response, 403, { error: 'cross-origin request refused' });
     }
     if (path === '/login') return signIn(request, response, address);
+    if (path === '/logout') {
+      // Also without a live session (it may have ended while idle): the cookie goes either way.
+      if (session !== undefined) sessions.close(session);
+      logger.info({ address }, 'page: signed out');
+      response.setHeader('Set-Cookie', clearedSessionCookie(https));
+      return redirectHome(response);
+    }
     if (session === undefined) return sendJson(response, 401, { error: 'sign in first' });
     switch (path) {
-      case '/logout':
-        sessions.close(session);
-        logger.info({ address }, 'page: signed out');
-        response.setHeader('Set-Cookie', clearedSessionCookie(https));
-        return redirectHome(response);
       case '/api/live':
-        if (!channel.listen(response)) return sendJson(response, 503, { error: 'too many live pages open' });
+        if (!channel.listen(response, () => sessions.isLive(session))) return sendJson(response, 503, { error: 'too many live pages open' });
         return;
       case '/api/pair':
       case '/api/window':

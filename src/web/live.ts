@@ -19,7 +19,8 @@ const MAX_LISTENERS = 16;
 const HOUSEHOLD_EVERY_MS = 60_000;
 
 export class LiveChannel {
-  readonly #listeners = new Set<ServerResponse>();
+  /** Each open channel, with whether its session still holds (ended at sign-out or when idle). */
+  readonly #listeners = new Map<ServerResponse, () => boolean>();
   #pending: NodeJS.Timeout | undefined;
   #lastSent = -Infinity;
   #household: HouseholdMember[] = [];
@@ -55,14 +56,14 @@ export class LiveChannel {
   }
 
   /** Takes over a response that passed every guard. */
-  listen(response: ServerResponse): boolean {
+  listen(response: ServerResponse, sessionLive: () => boolean): boolean {
     if (this.#listeners.size >= MAX_LISTENERS) return false;
     response.writeHead(200, {
       'content-type': 'application/x-ndjson; charset=utf-8',
       'cache-control': 'no-store',
       'x-accel-buffering': 'no',
     });
-    this.#listeners.add(response);
+    this.#listeners.set(response, sessionLive);
     response.on('close', () => this.#listeners.delete(response));
     response.write(this.#line());
     this.refreshHousehold();
@@ -72,7 +73,7 @@ export class LiveChannel {
   close(): void {
     clearInterval(this.#beat);
     clearTimeout(this.#pending);
-    for (const response of this.#listeners) response.end();
+    for (const response of this.#listeners.keys()) response.end();
     this.#listeners.clear();
   }
 
@@ -89,7 +90,12 @@ export class LiveChannel {
       this.logger.error({ err: error }, 'page: snapshot failed');
       return;
     }
-    for (const response of this.#listeners) response.write(line);
+    for (const [response, sessionLive] of this.#listeners) {
+      // A session that ended (sign-out, 30 idle minutes) gets nothing more: the page then finds
+      // itself signed out when it reconnects.
+      if (sessionLive()) response.write(line);
+      else response.end();
+    }
   }
 
   #line(): string {

@@ -71,6 +71,12 @@ export class Sessions {
     return id;
   }
 
+  /** Whether a session `touch` returned is still live, without counting as activity (the live channel). */
+  isLive(id: string): boolean {
+    const last = this.#lastUsed.get(id);
+    return last !== undefined && this.#clock() - last <= this.#idleMs;
+  }
+
   /** Ends the session `touch` returned. */
   close(id: string): void {
     this.#lastUsed.delete(id);

@@ -1,3 +1,4 @@
+import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
@@ -25,7 +26,7 @@ describe("the installer's page", () => {
     expect(home.status).toBe(200);
     expect(home.body).toContain('Installer code');
     expect(home.body).not.toContain('Button ID');
-    for (const path of ['/api/live', '/api/pair', '/api/window', '/api/forget', '/api/check', '/logout']) {
+    for (const path of ['/api/live', '/api/pair', '/api/window', '/api/forget', '/api/check']) {
       const reply = await rawRequest(page.port, { method: 'POST', path, headers: { origin: page.origin, ...json }, body: '{}' });
       expect(reply.status, path).toBe(401);
       expect(reply.body).not.toContain('customerId');
@@ -95,8 +96,21 @@ describe("the installer's page", () => {
     expect(cookie).not.toContain(page.code);
   });
 
-  it('ends a session at sign-out', async () => {
+  it('ends a session at sign-out, and the live channel open with it', async () => {
     const cookie = await signIn(page);
+    const channel = await new Promise<IncomingMessage>((resolve, reject) => {
+      const live = request(
+        { host: '127.0.0.1', port: page.port, method: 'POST', path: '/api/live', headers: { host: `127.0.0.1:${page.port}`, origin: page.origin, cookie, ...json } },
+        resolve,
+      );
+      live.on('error', reject);
+      live.end('{}');
+    });
+    expect(channel.statusCode).toBe(200);
+    const ended = new Promise<void>((resolve) => {
+      channel.on('end', resolve);
+      channel.resume();
+    });
     const before = await rawRequest(page.port, { headers: { cookie } });
     expect(before.body).toContain('Button ID');
     const out = await rawRequest(page.port, { method: 'POST', path: '/logout', headers: { cookie, origin: page.origin } });
@@ -107,6 +121,7 @@ describe("the installer's page", () => {
     expect(after.body).not.toContain('Button ID');
     const live = await rawRequest(page.port, { method: 'POST', path: '/api/live', headersOnly: true, headers: { cookie, origin: page.origin, ...json } });
     expect(live.status).toBe(401);
+    await ended; // at the channel's next beat at the latest
   });
 
   it('never sends the API token, in pages, assets or the live snapshot', async () => {

@@ -45,7 +45,11 @@ describe('sessions', () => {
     expect(sessions.touch(withCookie(id))).toBeDefined();
     time.advance(SESSION_IDLE_MS);
     expect(sessions.touch(withCookie(id))).toBeDefined();
-    time.advance(SESSION_IDLE_MS + 1);
+    const session = sessions.touch(withCookie(id)) ?? '';
+    time.advance(SESSION_IDLE_MS);
+    expect(sessions.isLive(session)).toBe(true); // the live channel asks without counting as activity
+    time.advance(1);
+    expect(sessions.isLive(session)).toBe(false);
     expect(sessions.touch(withCookie(id))).toBeUndefined();
   });
 
