@@ -88,13 +88,16 @@ function receive(message) {
   snapshot = message;
   receivedAt = Date.now();
   retryMs = 1000;
-  render();
+  // Live first: the parts rendered next then set their controls' state for a live page.
   if (!live) setLive(true);
+  render();
 }
 
 // What only holds while live is taken off the page, not greyed: which buttons are being heard
 // and how long a window has left cannot be known without the hub.
 function forgetLiveParts() {
+  shown = {};
+  heardRows.clear();
   clear($('heard-list'));
   const empty = $('heard-empty');
   empty.hidden = false;
@@ -107,14 +110,25 @@ window.addEventListener('online', () => { if (connection) connection.abort(); el
 
 // ---- screens ----
 
+// A part is rebuilt only when what it shows changed: a list rebuilt under a finger loses the tap,
+// and a status region rebuilt is read out again by a screen reader.
+let shown = {};
+function changed(part, value) {
+  const key = JSON.stringify(value);
+  if (shown[part] === key) return false;
+  shown[part] = key;
+  return true;
+}
+
 function render() {
-  renderHealth(snapshot.status);
-  renderChecks(snapshot.check);
-  renderHousehold(snapshot.household);
+  if (changed('health', snapshot.status)) renderHealth(snapshot.status);
+  if (changed('checks', snapshot.check)) renderChecks(snapshot.check);
+  if (changed('household', snapshot.household)) renderHousehold(snapshot.household);
   renderHeard(snapshot.heard);
-  renderPairing(snapshot.pairings);
-  renderWindow(snapshot.window);
-  renderDevices(snapshot.devices);
+  if (changed('pairing', snapshot.pairings[0] || null)) renderPairing(snapshot.pairings);
+  const window = snapshot.window && { ...snapshot.window, remainingMs: undefined };
+  if (changed('window', window)) renderWindow(snapshot.window);
+  if (changed('devices', [snapshot.devices, confirming])) renderDevices(snapshot.devices);
 }
 
 const FIXES = [
@@ -222,24 +236,44 @@ function age(ms) {
   return `heard ${Math.round(ms / 1000)} s ago`;
 }
 
+const heardRows = new Map();
+
+function heardMeta(button) {
+  return `${age(button.ageMs)} · ${signal(button.rssi)} · via ${button.source}${button.state ? ` · ${button.state}` : ''}`;
+}
+
+// Rebuilt when the buttons, their order or their state change; otherwise only their ages and
+// signals are updated in place, so a tap on a row is never lost to a refresh.
 function renderHeard(heard) {
-  const list = clear($('heard-list'));
   $('heard-empty').hidden = heard.length > 0;
   $('heard-empty').textContent = 'No button heard in the last minute.';
+  if (changed('heard', heard.map((button) => [button.deviceId, button.state]))) {
+    const list = clear($('heard-list'));
+    heardRows.clear();
+    for (const button of heard) {
+      const item = el('li');
+      const choose = el('button', undefined, 'choice');
+      choose.type = 'button';
+      const meta = el('span', '', 'meta');
+      choose.append(el('strong', button.deviceId), meta);
+      choose.disabled = !live;
+      choose.addEventListener('click', () => {
+        $('device-id').value = button.deviceId;
+        $('pair').scrollIntoView({ behavior: 'smooth' });
+        $('pair-button').focus();
+      });
+      item.append(choose);
+      list.append(item);
+      heardRows.set(button.deviceId, { item, choose, meta });
+    }
+  }
   for (const button of heard) {
-    const item = el('li', undefined, button.ageMs < 5000 ? 'fresh' : '');
-    const choose = el('button', undefined, 'choice');
-    choose.type = 'button';
-    choose.append(el('strong', button.deviceId), el('span', `${age(button.ageMs)} · ${signal(button.rssi)} · via ${button.source}${button.state ? ` · ${button.state}` : ''}`, 'meta'));
-    choose.setAttribute('aria-label', `Choose ${button.deviceId}, ${age(button.ageMs)}, ${signal(button.rssi)}`);
-    choose.disabled = !live;
-    choose.addEventListener('click', () => {
-      $('device-id').value = button.deviceId;
-      $('pair').scrollIntoView({ behavior: 'smooth' });
-      $('pair-button').focus();
-    });
-    item.append(choose);
-    list.append(item);
+    const row = heardRows.get(button.deviceId);
+    if (!row) continue;
+    row.item.className = button.ageMs < 5000 ? 'fresh' : '';
+    row.meta.textContent = heardMeta(button);
+    const dbm = button.rssi === undefined ? 'signal unknown' : `${Math.round(button.rssi)} dBm`;
+    row.choose.setAttribute('aria-label', `Choose ${button.deviceId}, ${age(button.ageMs)}, ${dbm}`);
   }
 }
 
@@ -325,7 +359,7 @@ function forgetButton(deviceId) {
   button.type = 'button';
   button.setAttribute('aria-label', `Forget ${deviceId}`);
   button.disabled = !live;
-  button.addEventListener('click', () => { confirming = deviceId; renderDevices(snapshot.devices); });
+  button.addEventListener('click', () => { confirming = deviceId; render(); });
   return button;
 }
 
@@ -338,10 +372,11 @@ function confirmation(deviceId) {
   no.type = 'button';
   yes.addEventListener('click', async () => {
     confirming = null;
+    shown.devices = undefined;
     const result = await post('/api/forget', { deviceId });
     if (!result.ok) alertProblem(result.error);
   });
-  no.addEventListener('click', () => { confirming = null; renderDevices(snapshot.devices); });
+  no.addEventListener('click', () => { confirming = null; render(); });
   box.append(yes, no);
   return box;
 }
@@ -360,6 +395,7 @@ async function post(path, body) {
 }
 
 function alertProblem(message) {
+  shown.pairing = undefined;
   const box = clear($('pair-steps'));
   box.append(el('p', `✗ ${message}`, 'bad'));
 }
