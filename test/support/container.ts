@@ -1,9 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { cachedRoot, lastLines, runProcess, type ContainerRecipe, type RunResult } from './container-root.js';
 import { waitFor } from './wait.js';
+
+export { cacheKey, cachedRoot, TEST_CACHE_DIR, type ContainerRecipe, type RunResult } from './container-root.js';
 
 // A Debian system booted with systemd as PID 1 in a container, for tests of what only a real
 // init shows: units, sd_notify, the watchdog, credentials, packages. The root file system is made
@@ -11,24 +13,9 @@ import { waitFor } from './wait.js';
 // copy) of it, so nothing a test does reaches the cache. The container shares the host's network,
 // so servers a test starts on 127.0.0.1 are reachable from inside. Root only.
 
-export interface ContainerRecipe {
-  /** Names the cache entry and the temporary copies, e.g. 'live-systemd'. */
-  suite: string;
-  /** A Debian release: 'bookworm', 'trixie'. */
-  release: string;
-  /** mmdebstrap's --include; systemd, systemd-sysv and dbus are what a boot needs. */
-  packages: readonly string[];
-}
-
 export interface BootOptions {
   /** Makes the host's node (process.execPath) /usr/local/bin/node inside, read-only. */
   hostNode?: boolean;
-}
-
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 export interface Container {
@@ -44,13 +31,8 @@ export interface Container {
   stop(): Promise<void>;
 }
 
-/** Bumped when the way a root is made changes, so caches made the old way are not used. */
-const RECIPE_VERSION = 1;
-const CACHE_DIR = process.env.PANIC_PAIR_TEST_CACHE ?? '/var/cache/panic-pair-tests';
-const MIRROR = 'http://deb.debian.org/debian';
 const INSIDE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const TOOLS = ['systemd-nspawn', 'mmdebstrap', 'nsenter', 'mount', 'umount'];
-const BUILD_TIMEOUT_MS = 15 * 60_000;
 const BOOT_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -82,35 +64,6 @@ export async function bootOrReason(recipe: ContainerRecipe, options: BootOptions
   } catch (error) {
     return `the container does not boot here: ${(error as Error).message}`;
   }
-}
-
-export function cacheKey(recipe: ContainerRecipe): string {
-  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort() });
-  return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
-}
-
-/** The cached root file system for the recipe, made by mmdebstrap on first use. */
-export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
-  const dir = path.join(CACHE_DIR, cacheKey(recipe));
-  if (existsSync(path.join(dir, 'etc', 'os-release'))) return dir;
-  await mkdir(CACHE_DIR, { recursive: true, mode: 0o755 });
-  // Built beside it and renamed into place, so an interrupted build never passes for a cache.
-  const building = `${dir}.building-${process.pid}`;
-  await rm(building, { recursive: true, force: true });
-  const started = performance.now();
-  process.stderr.write(`building the ${recipe.release} root file system for ${recipe.suite} in ${dir} (once)\n`);
-  try {
-    const args = ['--variant=minbase', `--include=${recipe.packages.join(',')}`, recipe.release, building, MIRROR];
-    const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS });
-    if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
-    if (existsSync(dir)) await rm(building, { recursive: true, force: true });
-    else await rename(building, dir);
-  } catch (error) {
-    await rm(building, { recursive: true, force: true });
-    throw error;
-  }
-  process.stderr.write(`built ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-  return dir;
 }
 
 async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions): Promise<Container> {
@@ -261,21 +214,4 @@ function spawnQuietly(command: string, args: string[]): void {
 function onPath(tool: string): boolean {
   const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
   return dirs.some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
-}
-
-function lastLines(text: string, count = 8): string {
-  return text.trim().split('\n').slice(-count).join('\n');
-}
-
-function runProcess(command: string, args: readonly string[], options: { input?: string | undefined; timeoutMs?: number } = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: options.timeoutMs });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
 }
