@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cachedRoot, lastLines, runProcess, type ContainerRecipe, type RunResult } from './container-root.js';
@@ -89,6 +89,7 @@ async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions
     if (leader > 0) signal(leader, 'SIGKILL');
     if (nspawn?.pid !== undefined) signal(nspawn.pid, 'SIGKILL');
     if (mounted) spawnQuietly('umount', ['--lazy', root]);
+    rmSync(scratch, { recursive: true, force: true });
   };
   live.add(emergency);
   try {
@@ -102,19 +103,21 @@ async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions
     nspawn.stdout?.on('data', collect);
     nspawn.stderr?.on('data', collect);
     const child = nspawn;
-    leader = await waitFor(() => (child.exitCode !== null ? Promise.reject(new Error('nspawn exited')) : leaderOf(child.pid ?? 0)), {
-      timeoutMs: BOOT_TIMEOUT_MS,
-      what: 'the container to start',
-    }).catch((error: Error) => Promise.reject(new Error(`${error.message}: ${lastLines(output)}`)));
+    // waitFor retries a probe that throws, so an nspawn that gave up is a value here, not an error.
+    const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
+    const found = await waitFor(() => (gone() ? 'exited' : leaderOf(child.pid ?? 0)), { timeoutMs: BOOT_TIMEOUT_MS, what: 'the container to start' });
+    if (found === 'exited') throw new Error(`systemd-nspawn exited: ${lastLines(output)}`);
+    leader = found;
     const container = enter(root, leader, child, cleanUp);
-    await waitFor(
+    const state = await waitFor(
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`nspawn exited: ${lastLines(output)}`);
-        const state = (await container.run(['systemctl', 'is-system-running', '--wait'])).stdout.trim();
-        return state === 'running' || state === 'degraded';
+        if (gone()) return 'exited';
+        const now = (await container.run(['systemctl', 'is-system-running', '--wait'])).stdout.trim();
+        return now === 'running' || now === 'degraded' ? now : undefined;
       },
       { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 200, what: 'systemd in the container to finish booting' },
     );
+    if (state === 'exited') throw new Error(`systemd-nspawn exited while booting: ${lastLines(output)}`);
     return container;
   } catch (error) {
     await cleanUp();
