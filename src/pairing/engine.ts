@@ -61,6 +61,7 @@ export class PairingEngine {
   readonly #windows: PairingWindows;
   readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
   readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
+  readonly #forgetListeners = new Set<Listener<string>>();
   readonly #context: LinkJobContext;
   readonly health: ApiHealth;
   readonly gate: EntitlementGate;
@@ -116,6 +117,11 @@ export class PairingEngine {
 
   onEntitlement(listener: Listener<EntitlementState>): void {
     this.#entitlementListeners.add(listener);
+  }
+
+  /** Hears the id of each device removed from the store by `forget`. */
+  onForget(listener: Listener<string>): void {
+    this.#forgetListeners.add(listener);
   }
 
   /** The hot path: every valid sighting from every source. */
@@ -206,7 +212,9 @@ export class PairingEngine {
     this.#unsaved.delete(deviceId);
     this.#lastFailure.delete(deviceId);
     this.#retries.cancel(deviceId);
-    return { removed: await this.#options.store.remove(deviceId) };
+    const removed = await this.#options.store.remove(deviceId);
+    if (removed) this.#notify(this.#forgetListeners, deviceId);
+    return { removed };
   }
 
   /** The store's record, with links the store failed to record laid over it. */
