@@ -56,9 +56,8 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   const apply = (plan: DiscoveryPlan, why: string): void => {
     for (const [topic, payload] of plan.publish) publish(topic, payload);
     for (const topic of plan.clear) publish(topic, '');
-    if (plan.publish.length + plan.clear.length > 0) {
-      logger.info({ published: plan.publish.length, cleared: plan.clear.length, why }, 'Home Assistant discovery configs sent');
-    }
+    // Once a connect and once a Home Assistant start: worth a line even when nothing was sent.
+    logger.info({ published: plan.publish.length, cleared: plan.clear.length, why }, 'Home Assistant discovery configs in step with the broker');
   };
   const desired = (): Map<string, string> => desiredConfigs(hub, devices());
 
