@@ -60,6 +60,10 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
     logger.info({ published: plan.publish.length, cleared: plan.clear.length, why }, 'Home Assistant discovery configs in step with the broker');
   };
   const desired = (): Map<string, string> => desiredConfigs(hub, devices());
+  // Every config message that comes back asks whether its topic is still wanted: with many
+  // buttons, building all configs for each would cost the square of their number.
+  let wanted: Set<string> | undefined;
+  const isWanted = (topic: string): boolean => (wanted ??= new Set(desired().keys())).has(topic);
 
   const finishRound = (): void => {
     if (synced || stopped || connection.state() !== 'connected') return;
@@ -69,6 +73,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   };
   const startRound = (): void => {
     retained.clear();
+    wanted = undefined;
     synced = false;
     clearTimeout(settleTimer);
     settleTimer = setTimeout(finishRound, settleTimeoutMs);
@@ -91,7 +96,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
     }
     retained.set(topic, text);
     // A config of this hub for a button no longer stored (forgotten while this copy was on its way).
-    if (synced && !desired().has(topic)) publish(topic, '');
+    if (synced && !isWanted(topic)) publish(topic, '');
   });
   connection.subscribe(`${statusTopic(hub.prefix)}/#`, () => finishRound());
   connection.subscribe(birthTopic(hub), (_topic, payload) => {
@@ -112,6 +117,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
 
   return {
     deviceChanged(record) {
+      wanted = undefined;
       // Until the round ends the broker's copy is not known; the round publishes it then.
       if (!synced || stopped) return;
       for (const [topic, payload] of buttonConfigs(hub, record)) {
@@ -119,6 +125,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       }
     },
     forgotten(deviceId) {
+      wanted = undefined;
       if (stopped) return;
       // Cleared even when this copy thinks the broker holds nothing: the broker's copy may be unread.
       for (const topic of buttonConfigTopics(hub, deviceId)) publish(topic, '');

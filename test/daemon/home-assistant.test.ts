@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait.js';
 const HA = 'homeassistant';
 const ON = { PANIC_PAIR_HOMEASSISTANT: 'true' };
 const MARKER = `${HA}/test-marker`;
-type Config = Record<string, unknown> & { unique_id: string; state_topic: string };
+type Config = Record<string, unknown> & { unique_id: string; state_topic: string; payload_on?: string; payload_off?: string };
 
 /** Every message published before this call has reached the observer (one connection, in order). */
 async function settle(watcher: MqttObserver): Promise<void> {
@@ -87,7 +87,7 @@ describe('one hub with Home Assistant discovery on', () => {
     const entitlement = await waitFor(() => last(`${hub.prefix}/entitlement`), { what: 'the entitlement' });
     const [rendered] = renderTemplates([{ template: entitled.value_template, payload: entitlement }]);
     expect(binarySensorState(rendered!, entitled)).toBe('on');
-    expect(binarySensorState(await waitFor(() => last(`${hub.prefix}/status`)), connectivity as never)).toBe('on');
+    expect(binarySensorState(await waitFor(() => last(`${hub.prefix}/status`)), connectivity)).toBe('on');
   });
 
   it('adds a paired button, once, as a device of its own whose state and attributes follow the store', async () => {
