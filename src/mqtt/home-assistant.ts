@@ -32,14 +32,14 @@ export interface HomeAssistantOptions {
   logger: Logger;
   /** Wait (ms) after Home Assistant's birth before publishing; default 0 to 2 s at random, so hubs do not all answer at once. */
   birthDelay?: () => number;
-  /** Most time (ms) to wait for the retained configs after a connect; default 5 s. */
+  /** Most time (ms) to wait for the retained configs after a connect; default 10 s (a hub under load is slow to read them). */
   settleTimeoutMs?: number;
 }
 
 export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistantDiscovery {
   const { connection, hub, devices, logger } = options;
   const birthDelay = options.birthDelay ?? (() => Math.random() * 2_000);
-  const settleTimeoutMs = options.settleTimeoutMs ?? 5_000;
+  const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
   /** What the broker holds under this hub's config topics, from what it sent and what was published since. */
   const retained = new Map<string, string>();
   // True once this connection's retained configs have been read and the difference published.

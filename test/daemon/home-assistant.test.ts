@@ -162,6 +162,19 @@ describe('one hub with Home Assistant discovery on', () => {
     expect(read.get(neighbour)?.payload).toBe('{"name":"not ours"}');
     expect([...read.keys()].filter((topic) => topic.includes(`/${hub.prefix}/`))).toHaveLength(3);
   });
+
+  it('publishes its configs again after a broker restart lost them, without a birth message', async () => {
+    const before = (await freshRead(hub.broker)).size;
+    expect(before).toBeGreaterThanOrEqual(3);
+    const rounds = roundsIn(hub);
+    await hub.broker.restart();
+    await waitRound(hub, rounds + 1);
+    const read = await waitFor(async () => {
+      const configs = await freshRead(hub.broker);
+      return configs.size === 3 ? configs : undefined;
+    }, { timeoutMs: 20_000, what: 'the hub’s three configs back on the restarted broker' });
+    for (const message of read.values()) expect(message.retain).toBe(true);
+  });
 });
 
 describe('two hubs on one broker', () => {
