@@ -34,12 +34,20 @@ export interface HomeAssistantOptions {
   birthDelay?: () => number;
   /** Most time (ms) to wait for the retained configs after a connect; default 10 s (a hub under load is slow to read them). */
   settleTimeoutMs?: number;
+  /** Least time (ms) between two answers to birth messages; default 30 s. */
+  birthCooldownMs?: number;
+  /** A monotonic clock in ms; default performance.now. */
+  clock?: () => number;
 }
 
 export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistantDiscovery {
   const { connection, hub, devices, logger } = options;
   const birthDelay = options.birthDelay ?? (() => Math.random() * 2_000);
   const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
+  const birthCooldownMs = options.birthCooldownMs ?? 30_000;
+  const clock = options.clock ?? (() => performance.now());
+  // Anyone on the broker can say `online` there: a flood of them costs one answer a cool-down.
+  let lastBirthAnswer = Number.NEGATIVE_INFINITY;
   /** What the broker holds under this hub's config topics, from what it sent and what was published since. */
   const retained = new Map<string, string>();
   // True once this connection's retained configs have been read and the difference published.
@@ -102,10 +110,13 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   connection.subscribe(birthTopic(hub), (_topic, payload) => {
     // Before the round ends the round itself publishes what is missing.
     if (stopped || !synced || payload.toString() !== 'online' || birthTimer !== undefined) return;
+    const coolingFor = lastBirthAnswer + birthCooldownMs - clock();
     birthTimer = setTimeout(() => {
       birthTimer = undefined;
-      if (synced && !stopped) apply(planDiscovery(desired(), retained, true), 'Home Assistant came online');
-    }, Math.max(0, birthDelay()));
+      if (!synced || stopped) return;
+      lastBirthAnswer = clock();
+      apply(planDiscovery(desired(), retained, true), 'Home Assistant came online');
+    }, Math.max(0, birthDelay(), coolingFor));
     birthTimer.unref();
   });
   connection.onStateChange((state) => {

@@ -51,7 +51,7 @@ describe('Home Assistant discovery around the broker connection', () => {
     vi.useFakeTimers();
     connection = new HandDrivenConnection();
     devices = [record('B1')];
-    discovery = startHomeAssistant({ connection, hub, devices: () => devices, logger: silentLogger(), birthDelay, settleTimeoutMs: 5_000 });
+    discovery = startHomeAssistant({ connection, hub, devices: () => devices, logger: silentLogger(), birthDelay, settleTimeoutMs: 5_000, birthCooldownMs: 30_000, clock: () => Date.now() });
   });
   afterEach(() => {
     discovery.stop();
@@ -103,6 +103,12 @@ describe('Home Assistant discovery around the broker connection', () => {
     expect(connection.take()).toEqual(first);
     vi.advanceTimersByTime(10_000);
     expect(connection.published).toEqual([]);
+    // Another birth within the cool-down is answered once it ends, not before.
+    connection.deliver('homeassistant/status', 'online');
+    vi.advanceTimersByTime(30_000 - 10_000 - 1);
+    expect(connection.published).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(connection.take()).toEqual(first);
   });
 
   it('publishes a new button once, never for a state change, and clears a forgotten one', () => {
