@@ -26,15 +26,22 @@ export interface RenderJob {
   payload: string;
 }
 
+// The python3 first on PATH may be one without Jinja2 (a virtual environment); Debian's has it
+// once python3-jinja2 is installed.
+const PYTHONS = ['python3', '/usr/bin/python3'];
+
 /** Renders each template against its payload, all in one python3 process. */
 export function renderTemplates(jobs: RenderJob[]): string[] {
-  let output: string;
-  try {
-    output = execFileSync('python3', ['-c', RENDER], { input: JSON.stringify(jobs), encoding: 'utf8' });
-  } catch (error) {
-    throw new Error(`rendering with Jinja2 needs python3 with jinja2 (Debian: python3-jinja2; .ci/run installs it): ${String(error)}`);
+  const failures: string[] = [];
+  for (const python of PYTHONS) {
+    try {
+      const output = execFileSync(python, ['-c', RENDER], { input: JSON.stringify(jobs), encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+      return JSON.parse(output) as string[];
+    } catch (error) {
+      failures.push(`${python}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
-  return JSON.parse(output) as string[];
+  throw new Error(`rendering with Jinja2 needs python3 with jinja2 (Debian: python3-jinja2; .ci/run installs it):\n${failures.join('\n')}`);
 }
 
 /** What a binary_sensor shows for a rendered value: `on`, `off`, or unchanged (null) for anything else. */
