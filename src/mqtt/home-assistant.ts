@@ -131,6 +131,8 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       wanted = undefined;
       // Until the round ends the broker's copy is not known; the round publishes it then.
       if (!synced || stopped) return;
+      // A record the store did not take (its first write failed) is not a button to show.
+      if (!devices().some((device) => device.deviceId === record.deviceId)) return;
       for (const [topic, payload] of buttonConfigs(hub, record)) {
         if (retained.get(topic) !== payload) publish(topic, payload);
       }

@@ -120,6 +120,9 @@ describe('Home Assistant discovery around the broker connection', () => {
     discovery.deviceChanged({ ...b2, state: 'linking' });
     discovery.deviceChanged(b2);
     expect(connection.take()).toEqual([...buttonConfigs(hub, b2)]);
+    // A device the store does not hold is not shown.
+    discovery.deviceChanged({ ...record('B9'), state: 'failed' });
+    expect(connection.published).toEqual([]);
     devices = devices.filter((device) => device.deviceId !== 'B2');
     discovery.forgotten('B2');
     const [topic] = buttonConfigs(hub, b2).keys();
@@ -142,6 +145,7 @@ describe('Home Assistant discovery around the broker connection', () => {
     connection.setState('connected');
     connection.deliver('hub/status', 'online');
     connection.deliver('homeassistant/status', 'online');
+    devices.push(record('B3'));
     discovery.deviceChanged(record('B3'));
     vi.advanceTimersByTime(10_000);
     expect(connection.published).toEqual([]);
