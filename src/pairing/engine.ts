@@ -66,6 +66,7 @@ export class PairingEngine {
   readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
   readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
   readonly #sightingListeners = new Set<Listener<Sighting>>();
+  readonly #forgetListeners = new Set<Listener<string>>();
   readonly #context: LinkJobContext;
   readonly health: ApiHealth;
   readonly gate: EntitlementGate;
@@ -143,6 +144,11 @@ export class PairingEngine {
   onSighting(listener: Listener<Sighting>): () => void {
     this.#sightingListeners.add(listener);
     return () => this.#sightingListeners.delete(listener);
+  }
+
+  /** Hears the id of each device removed from the store by `forget`. */
+  onForget(listener: Listener<string>): void {
+    this.#forgetListeners.add(listener);
   }
 
   /** The hot path: every valid sighting from every source. */
@@ -267,7 +273,9 @@ export class PairingEngine {
     this.#unsaved.delete(deviceId);
     this.#lastFailure.delete(deviceId);
     this.#retries.cancel(deviceId);
-    return { removed: await this.#options.store.remove(deviceId) };
+    const removed = await this.#options.store.remove(deviceId);
+    if (removed) this.#notify(this.#forgetListeners, deviceId);
+    return { removed };
   }
 
   /** The store's record, with links the store failed to record laid over it. */

@@ -95,7 +95,7 @@ describe('pair --customer on the hub of customer 70', () => {
   });
 
   it('opens a window for dependant 77: what it links is 77s; a window for 78 or 79 is refused with exit 3', async () => {
-    const window = hub.cli(['pair', '--window', '5', '--customer', '77', '--json']);
+    const window = hub.cli(['pair', '--window', '8', '--customer', '77', '--json']);
     await waitFor(async () => (await hub.status()).windowOpenUntil, { what: 'the pairing window to open' });
     await hub.announce('WIN-77');
     const result = await window;
@@ -120,7 +120,7 @@ describe('pair --customer on the hub of customer 70', () => {
     await hub.announceSeen('ANN-B', { customerId: 77 });
     expect((await hub.cli(['pair', 'ANN-B'])).code).toBe(0);
     // Inside a window for 77, a message naming 70 (or 79) still links to 77.
-    const window = hub.cli(['pair', '--window', '5', '--customer', '77', '--json']);
+    const window = hub.cli(['pair', '--window', '8', '--customer', '77', '--json']);
     await waitFor(async () => (await hub.status()).windowOpenUntil, { what: 'the pairing window to open' });
     await hub.announce('ANN-C', { customerId: 79 });
     expect((await window).code).toBe(0);
