@@ -133,6 +133,15 @@ describe("the installer's page", () => {
       rawRequest(page.port, { method: 'POST', path: '/api/live', headersOnly: true, headers: { cookie, origin: page.origin, ...json } }),
     ]);
     expect(replies[2]?.body).toContain('TOKENCHECK1');
+    // The pre-flight run from the page reads the token and asks the API with it: its report neither.
+    const asked = await rawRequest(page.port, { method: 'POST', path: '/api/check', headers: { cookie, origin: page.origin, ...json }, body: '{}' });
+    expect(asked.status).toBe(202);
+    const checked = await waitFor(async () => {
+      const live = await rawRequest(page.port, { method: 'POST', path: '/api/live', headersOnly: true, headers: { cookie, origin: page.origin, ...json } });
+      return live.body.includes('"running":false') ? live : undefined;
+    }, { what: 'the checks run from the page', timeoutMs: 20_000, intervalMs: 200 });
+    expect(checked.body).toContain('the token is accepted');
+    replies.push(checked);
     for (const reply of replies) {
       expect(reply.body).not.toContain(harness.token);
       expect(JSON.stringify(reply.headers)).not.toContain(harness.token);
