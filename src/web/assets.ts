@@ -1,6 +1,8 @@
 // The page's files, read once at start (a few kilobytes): served from memory, never from a path
 // a request names.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PanicPairError } from '../errors.js';
 
 export interface Asset {
   type: string;
@@ -21,8 +23,22 @@ export interface PageAssets {
   signIn(message?: string): Asset;
 }
 
+/**
+ * Beside this module (dist/web/assets, which `npm run build` copies; src/web/assets under the
+ * tests), or web/assets beside a bundle's chunk (a package that bundles dist/ copies them there).
+ */
+function assetsDir(): URL {
+  const candidates = [new URL('./assets/', import.meta.url), new URL('./web/assets/', import.meta.url)];
+  const found = candidates.find((dir) => existsSync(new URL('index.html', dir)));
+  if (found === undefined) {
+    const where = candidates.map((dir) => fileURLToPath(dir)).join(' or ');
+    throw new PanicPairError('failure', `the installer's page files are missing (looked in ${where}); reinstall panic-pair`);
+  }
+  return found;
+}
+
 export function loadAssets(): PageAssets {
-  const dir = new URL('./assets/', import.meta.url);
+  const dir = assetsDir();
   const read = (file: string): Buffer => readFileSync(new URL(file, dir));
   const files = new Map<string, Asset>();
   for (const [route, { file, type }] of Object.entries(FILES)) files.set(route, { type, body: read(file) });

@@ -68,7 +68,8 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
 
     if (method === 'GET' || method === 'HEAD') {
       const file = assets.files.get(path);
-      if (file !== undefined) return sendAsset(response, file, 'public, max-age=300');
+      // Revalidated each time (a few KB on the LAN): after an upgrade no old script meets a new hub.
+      if (file !== undefined) return sendAsset(response, file, 'no-cache');
       if (path === '/') return sendAsset(response, session === undefined ? assets.signIn() : assets.app, 'no-store');
       return sendJson(response, 404, { error: 'not found' });
     }
