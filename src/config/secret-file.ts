@@ -1,5 +1,5 @@
 // The one rule for every secret file the daemon reads (the API token, the MQTT password, the
-// installer code): readable and writable by its owner alone, as ssh refuses a loose private key.
+// installer code and the page's TLS key): readable and writable by its owner alone, as ssh refuses a loose private key.
 // A file that group or others can read is refused with the setting's name and the `chmod` that
 // fixes it; `run` exits 2 on it and `check` fails with it.
 import { readGuardedFile, type ModeGuard } from './file-access.js';
@@ -18,8 +18,8 @@ export function secretFileGuard(path: string): ModeGuard {
  * The file's text, refused (a 'config' PanicPairError naming `label`) when it is missing,
  * unreadable, not a regular file, too large, or open to group or others.
  */
-export function readSecretFile(path: string, label: string): string {
-  return readGuardedFile(path, label, secretFileGuard(path), MAX_SECRET_BYTES);
+export function readSecretFile(path: string, label: string, maxBytes = MAX_SECRET_BYTES): string {
+  return readGuardedFile(path, label, secretFileGuard(path), maxBytes);
 }
 
 /** PANIC_PAIR_MQTT_PASSWORD_FILE's content without surrounding whitespace (a trailing newline is the norm). */

@@ -23,6 +23,12 @@ export interface MqttConnection {
   /** QoS 1, retained; queued by mqtt.js while the broker is away. */
   publishRetained(topic: string, payload: string): void;
   onStateChange(listener: (state: MqttState) => void): void;
+  /** Publishes `offline` (a clean disconnect does not fire the will), then disconnects; bounded in time. */
+  close(): Promise<void>;
+}
+
+/** What the broker answered the connection: for `status`, `check` and `pair`. */
+export interface BrokerAnswers {
   /** MQTT 5 or 3.1.1: the version of the current (or latest) connection; undefined before the first. */
   protocol(): ProtocolName | undefined;
   /** Why the broker is not connected (the latest failure), while it is not. */
@@ -31,8 +37,6 @@ export interface MqttConnection {
   refusals(): RefusalReport;
   /** Called whenever what the broker refuses changes; returns the way to stop listening. */
   onRefusalChange(listener: () => void): () => void;
-  /** Publishes `offline` (a clean disconnect does not fire the will), then disconnects; bounded in time. */
-  close(): Promise<void>;
 }
 
 export interface MqttConnectionOptions {
@@ -56,7 +60,7 @@ const QOS1_RETAINED = { qos: 1, retain: true } as const;
 
 // Never throws once started: a missing broker is a state (shown by `status`), not a failure of the
 // daemon, which goes on pairing over BLE meanwhile.
-export function connectMqtt(options: MqttConnectionOptions): MqttConnection {
+export function connectMqtt(options: MqttConnectionOptions): MqttConnection & BrokerAnswers {
   const { logger, prefix } = options;
   const url = parseBrokerUrl(options.url);
   const broker = brokerForLogs(url);

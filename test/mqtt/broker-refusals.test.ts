@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectMqtt, type MqttConnection, type MqttConnectionOptions } from '../../src/mqtt/connection.js';
+import { connectMqtt, type BrokerAnswers, type MqttConnection, type MqttConnectionOptions } from '../../src/mqtt/connection.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startBroker, type BrokerOptions, type TestBroker } from '../support/broker.js';
 import type { DynsecAcl } from '../support/broker-access.js';
@@ -27,7 +27,7 @@ async function broker(options: BrokerOptions): Promise<TestBroker> {
   return started;
 }
 
-function connect(options: Partial<MqttConnectionOptions> & { url: string; prefix: string }): MqttConnection {
+function connect(options: Partial<MqttConnectionOptions> & { url: string; prefix: string }): MqttConnection & BrokerAnswers {
   const connection = connectMqtt({ logger: silentLogger(), reconnectDelay: fastReconnect, ...options });
   cleanups.push(() => connection.close());
   return connection;

@@ -42,14 +42,14 @@ describe('connectMqtt', () => {
     const first = await observe(broker.url, 'hub1/status');
     cleanups.push(() => first.close());
     await waitFor(() => first.messages[0], { what: 'the retained status' });
-    expect(first.messages[0]).toEqual({ topic: 'hub1/status', payload: 'online', retain: true });
+    expect(first.messages[0]).toEqual({ topic: 'hub1/status', payload: 'online', retain: true, qos: 1 });
 
     await connection.close();
     expect(connection.state()).toBe('disconnected');
     const later = await observe(broker.url, 'hub1/status');
     cleanups.push(() => later.close());
     await waitFor(() => later.messages[0], { what: 'the retained status after close()' });
-    expect(later.messages[0]).toEqual({ topic: 'hub1/status', payload: 'offline', retain: true });
+    expect(later.messages[0]).toEqual({ topic: 'hub1/status', payload: 'offline', retain: true, qos: 1 });
   });
 
   it('leaves `offline` through the will when the link drops without a goodbye, then comes back online', async () => {
