@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CONTROL_SOCKET_NAME } from '../../config/locations.js';
-import { callDaemon } from '../../control/client.js';
-import type { StatusReport } from '../../daemon/status-report.js';
+import { startDemoDaemon } from '../../demo/demo-daemon.js';
 import { startEmbeddedBroker } from '../../demo/embedded-broker.js';
 import { PanicPairError } from '../../errors.js';
 import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
@@ -15,7 +11,8 @@ import type { DeviceRecord } from '../../store/record.js';
 
 const BUTTON = 'DEMO-7F3A9C';
 const PREFIX = 'panic-pair';
-const bin = fileURLToPath(new URL('../../../bin/panic-pair.js', import.meta.url));
+/** The CLI being run (bin/panic-pair.js, or the package's /usr/bin/panic-pair): the daemon is the same program. */
+const bin = (): string => process.argv[1] ?? 'panic-pair';
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -53,29 +50,27 @@ export async function demoCommand(): Promise<void> {
       PANIC_PAIR_BLE: 'off',
       PANIC_PAIR_LOG_LEVEL: 'warn',
     };
-    const daemon = spawn(process.execPath, [bin, 'run'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    cleanups.unshift(async () => void (await stopChild(daemon)));
-    const socketPath = path.join(dir, CONTROL_SOCKET_NAME);
-    const status = await waitForDaemon(socketPath, daemon);
+    const daemon = startDemoDaemon(bin(), dir, env);
+    cleanups.unshift(async () => void (await daemon.stop()));
+    const status = await daemon.ready();
     say(`3. pairing daemon running (pid ${status.pid}), state in ${dir}`);
 
     say(`4. asking the daemon to pair button ${BUTTON} (as \`panic-pair pair ${BUTTON}\` does)`);
     const button = await startSimulatedButton(broker.url);
     cleanups.unshift(() => button.stop());
-    const outcome = await callDaemon<LinkOutcome>(
-      socketPath,
+    const outcome = await daemon.call<LinkOutcome>(
       { type: 'pair', deviceId: BUTTON, timeoutMs: 30_000 },
       { onProgress: (progress) => say(`   ${describe(progress)}`) },
     );
     if (!outcome.ok) throw new PanicPairError(outcome.kind, outcome.message);
     button.stop();
 
-    const devices = await callDaemon<DeviceRecord[]>(socketPath, { type: 'devices' });
+    const devices = await daemon.call<DeviceRecord[]>({ type: 'devices' });
     const record = devices.find((device) => device.deviceId === BUTTON);
     say(`5. the store says: ${BUTTON} ${record?.state} to customer ${record?.customerId} as link ${record?.linkId} at ${record?.linkedAt}`);
     say(`   the API saw ${simulator.stats().links} link request(s) and ${simulator.stats().subscriptionGets} subscription check(s)`);
 
-    const exit = await stopChild(daemon);
+    const exit = await daemon.stop();
     say(`6. daemon stopped with SIGTERM (exit ${exit})`);
     say(`Done: button ${BUTTON} is linked. On a hub, \`panic-pair pair <id>\` does the same with a real button.`);
   } finally {
@@ -96,19 +91,6 @@ function describe(progress: PairProgress): string {
   }
 }
 
-async function waitForDaemon(socketPath: string, daemon: ChildProcess): Promise<StatusReport> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (daemon.exitCode !== null) throw new PanicPairError('failure', `the daemon exited with code ${daemon.exitCode}`);
-    try {
-      return await callDaemon<StatusReport>(socketPath, { type: 'status' });
-    } catch (error) {
-      if (!(error instanceof PanicPairError) || error.kind !== 'daemon-unreachable' || Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** A button pressed every half second: an announcement on `<prefix>/announce`. */
 async function startSimulatedButton(url: string): Promise<{ stop(): void }> {
   const { connectAsync } = await import('mqtt');
@@ -125,16 +107,4 @@ async function startSimulatedButton(url: string): Promise<{ stop(): void }> {
       void client.endAsync();
     },
   };
-}
-
-function stopChild(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(force);
-      resolve(code);
-    });
-    child.kill('SIGTERM');
-  });
 }
