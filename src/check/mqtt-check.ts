@@ -30,7 +30,7 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
     ca = read.value;
   }
 
-  const { connect } = await import('mqtt');
+  const { connect } = await import('../mqtt/library.js');
   const client = connect(url.toString(), {
     clientId: `panic-pair-check-${randomBytes(4).toString('hex')}`,
     protocolVersion: 4,

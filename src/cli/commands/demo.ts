@@ -93,7 +93,7 @@ function describe(progress: PairProgress): string {
 
 /** A button pressed every half second: an announcement on `<prefix>/announce`. */
 async function startSimulatedButton(url: string): Promise<{ stop(): void }> {
-  const { connectAsync } = await import('mqtt');
+  const { connectAsync } = await import('../../mqtt/library.js');
   const client = await connectAsync(url, { clientId: 'panic-pair-demo-button' });
   const press = (): void => void client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId: BUTTON, rssi: -52 }));
   const timer = setInterval(press, 500);
