@@ -26,6 +26,17 @@ export function headersMajor(nodedir) {
 }
 
 /**
+ * Debian's libnode-dev leaves libuv's headers (uv.h) to libuv1-dev in <nodedir>/include, beside
+ * include/node where node-gyp looks; searched after the cross compiler's own C library headers.
+ */
+function splitHeaders(nodedir) {
+  const include = path.join(nodedir, 'include');
+  if (existsSync(path.join(include, 'node', 'uv.h')) || !existsSync(path.join(include, 'uv.h'))) return {};
+  const flags = `-idirafter ${include}`;
+  return { CFLAGS: flags, CXXFLAGS: flags };
+}
+
+/**
  * Compiles the module from the copy in `sourceModules` into `work`, and returns the stripped
  * .node file's path. node-gyp and nan come from the build machine's node_modules (devDependencies
  * of the module's own install); no header or binary is downloaded.
@@ -51,6 +62,9 @@ export function compileHciModule({ arch, nodedir, sourceModules, work }) {
     AR: `${target.triplet}-ar`,
     // binding.gyp runs `node -e "require('nan')"` in the module's folder.
     NODE_PATH: sourceModules,
+    // node-gyp lets npm's setting (from an .npmrc, through `npm run`) outrank --nodedir.
+    npm_config_nodedir: nodedir,
+    ...splitHeaders(nodedir),
   };
   const gyp = path.join(sourceModules, 'node-gyp', 'bin', 'node-gyp.js');
   execFileSync(
