@@ -4,11 +4,11 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { connectAsync } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,6 +26,8 @@ const STEP_MS = 60_000;
 const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const UPGRADE = `${version}+rebuild1`;
 
+const onPath = (tool: string): boolean => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
+
 const booted = await bootOrReason(RECIPE);
 const skipReason = typeof booted === 'string' ? booted : undefined;
 if (skipReason !== undefined) process.stderr.write(`skipping the Debian package suite: ${skipReason}\n`);
@@ -38,24 +40,11 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
 
   const inside = (file: string): string => path.join(box.root, file);
   const shell = (script: string) => box.run(['sh', '-c', script]);
-  const show = async (...properties: string[]): Promise<Record<string, string>> => {
-    const text = await box.check(['systemctl', 'show', UNIT, ...properties.map((name) => `--property=${name}`)]);
-    return Object.fromEntries(text.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-  };
+  const show = (...properties: string[]) => unitProperties(box, UNIT, ...properties);
   const apt = (...args: string[]) => box.check(['apt-get', '-y', '-q', '--no-install-recommends', ...args], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
   const store = () => readFileSync(inside('/var/lib/panic-pair/pairings.json'), 'utf8');
   const devices = async () => JSON.parse(await box.check(['panic-pair', 'devices', '--json'])) as Array<{ deviceId: string; state: string }>;
-  /** `panic-pair pair <id>` inside, while the button announces itself over MQTT from the host. */
-  const pair = async (deviceId: string) => {
-    const button = await connectAsync(broker.url, { reconnectPeriod: 0 });
-    const timer = setInterval(() => void button.publish('panic-pair/announce', JSON.stringify({ deviceId, rssi: -50 })), 200);
-    try {
-      return await box.run(['panic-pair', 'pair', deviceId, '--timeout', '30']);
-    } finally {
-      clearInterval(timer);
-      await button.endAsync();
-    }
-  };
+  const pair = (deviceId: string) => pairInside(box, broker.url, deviceId);
 
   beforeAll(async () => {
     simulator = await startSimulator({ token: TOKEN });
@@ -78,14 +67,24 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     rmSync(out, { recursive: true, force: true });
   }, 2 * STEP_MS);
 
+  it.skipIf(!onPath('lintian'))('lintian finds no errors in the package', async () => {
+    const deb = path.join(out, 'first', `panic-pair_${version}_amd64.deb`);
+    const result = await promisify(execFile)('lintian', [deb]).catch((error: { stdout: string; stderr: string }) => error);
+    const tags = `${result.stdout}`.split('\n').filter((line) => /^[EW]: /.test(line));
+    expect(tags.filter((line) => line.startsWith('E: '))).toEqual([]);
+    // The one warning docs/install.md explains.
+    expect(tags).toEqual(['W: panic-pair: no-manual-page [usr/bin/panic-pair]']);
+  }, STEP_MS);
+
   it('installs with apt on a system with no compiler and no npm, and waits for its settings', async () => {
     expect((await shell('command -v cc gcc npm node-gyp')).stdout).toBe('');
+    await box.check(['groupadd', '--system', 'bluetooth']); // as BlueZ makes it on a hub
     const installed = await apt('install', `/root/panic-pair_${version}_amd64.deb`);
     expect(installed).toContain('panic-pair: installed, not configured yet. Run: sudo panic-pair check');
     expect((await box.check(['systemctl', 'is-enabled', UNIT])).trim()).toBe('enabled');
     expect(await show('ActiveState', 'ConditionResult')).toEqual({ ActiveState: 'inactive', ConditionResult: 'no' });
     expect((await shell('id -nG panic-pair; stat -c "%U:%G %a" /var/lib/panic-pair')).stdout.trim().split('\n')).toEqual([
-      'panic-pair',
+      'panic-pair bluetooth',
       'panic-pair:panic-pair 750',
     ]);
   });
