@@ -44,6 +44,9 @@ export function bleModuleProblemOf(reason: string): BleModuleProblem | undefined
   return (Object.keys(REASONS) as BleModuleProblem[]).find((problem) => reason.startsWith(REASONS[problem]));
 }
 
+/** Node's names for the package's architectures, in Debian's words. */
+const DEBIAN_ARCH: Partial<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', arm: 'armhf' };
+
 /** The Debian package puts the program under /usr/lib/panic-pair; a source install anywhere else. */
 const PACKAGE_ROOT = '/usr/lib/panic-pair/';
 
@@ -54,7 +57,7 @@ const PACKAGE_ROOT = '/usr/lib/panic-pair/';
 export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(import.meta.url)): string {
   if (here.startsWith(PACKAGE_ROOT)) {
     if (problem === 'native-incompatible') {
-      return `install the panic-pair package built for this machine (${process.arch}) and its Node (${process.versions.node.split('.')[0]}.x)`;
+      return `install the panic-pair package built for this machine (${DEBIAN_ARCH[process.arch] ?? process.arch}) and its Node (${process.versions.node.split('.')[0]}.x)`;
     }
     return 'reinstall the package: sudo apt-get install --reinstall panic-pair';
   }
