@@ -10,7 +10,7 @@ describe('panic-pair demo', () => {
     const result = await runBinary(['demo'], { PATH: process.env.PATH }, { timeoutMs: 120_000 });
     expect(result.stderr).toBe('');
     expect(result.stdout).toMatch(/^3\. pairing daemon running \(pid \d+\)/m);
-    expect(result.stdout).toContain('Done: button DEMO-7F3A9C is linked');
+    expect(result.stdout).toContain('Done: both buttons are linked');
     expect(result.code).toBe(0);
   });
 

@@ -12,6 +12,12 @@ export { cacheKey, cachedRoot, TEST_CACHE_DIR, type ContainerRecipe, type RunRes
 // once by mmdebstrap and cached outside the checkout; each boot runs on a throw-away overlay (or a
 // copy) of it, so nothing a test does reaches the cache. The container shares the host's network,
 // so servers a test starts on 127.0.0.1 are reachable from inside. Root only.
+//
+//   const box = await bootOrReason({ suite: 'deb', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs'] });
+//   if (typeof box === 'string') -> skip, saying box; else box.check(['systemctl', ...]), files under box.root, box.stop()
+//
+// Debian 13 with its own nodejs (20.19) and systemd 257 boots this way (its root took 65 s to
+// build here, once); test/systemd/live-systemd.test.ts boots Debian 12 with the host's node.
 
 export interface BootOptions {
   /** Makes the host's node (process.execPath) /usr/local/bin/node inside, read-only. */
