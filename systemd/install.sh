@@ -113,6 +113,7 @@ build_ble() {
   fi
   log="$(mktemp -t panic-pair-ble-build.XXXXXX)"
   say "building the Bluetooth (HCI) module; its log goes to $log"
+  local_headers
   (cd "$dir" && npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >"$log" 2>&1 || true
   if why="$(cd "$dir" && node -e 'require("@abandonware/bluetooth-hci-socket")' 2>&1)"; then
     rm -f "$log"
@@ -121,6 +122,20 @@ build_ble() {
   fi
   why="$(printf '%s\n' "$why" | grep -m1 -E 'Error|Cannot' || printf '%s' "$why" | head -n1)"
   ble_off "the HCI module does not load: $why" "$log"
+}
+
+# node-gyp downloads Node's headers unless told where they are: a hub offline or behind a mirror
+# then loses the module. Node's own headers beside it (NodeSource's nodejs, libnode-dev of the same
+# version) are used when npm was not told otherwise.
+local_headers() {
+  local prefix
+  [ -z "${npm_config_nodedir:-}" ] || return 0
+  prefix="$(dirname "$(dirname "$(command -v node)")")"
+  if [ -f "$prefix/include/node/node_version.h" ] &&
+    [ "$(node -p 'process.versions.node.split(".")[0]')" = "$(sed -n 's/^#define NODE_MAJOR_VERSION \([0-9]*\).*/\1/p' "$prefix/include/node/node_version.h")" ]; then
+    export npm_config_nodedir="$prefix"
+    say "using Node's headers in $prefix/include/node"
+  fi
 }
 
 # BLE off: said where it cannot be missed, with why and the fix; with --require-ble, a failure.
