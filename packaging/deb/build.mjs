@@ -60,6 +60,8 @@ const bundle = await build({
   // Bundled CommonJS packages call require(); ESM has none of its own.
   banner: { js: "import{createRequire as __panicPairRequire}from'node:module';const require=__panicPairRequire(import.meta.url);" },
 });
+// The installer's page reads its files beside the chunk that serves it (src/web/assets.ts).
+cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(lib, 'dist', 'web', 'assets'), { recursive: true });
 writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ name: 'panic-pair', version, type: 'module', private: true }, null, 2)}\n`);
 mkdirSync(path.join(lib, 'bin'));
 writeFileSync(

@@ -82,6 +82,8 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     const installed = await apt('install', `/root/panic-pair_${version}_amd64.deb`);
     expect(installed).toContain('panic-pair: installed, not configured yet. Run: sudo panic-pair check');
     expect((await box.check(['systemctl', 'is-enabled', UNIT])).trim()).toBe('enabled');
+    // The installer's page reads its files beside the bundle's chunks.
+    expect(existsSync(inside('/usr/lib/panic-pair/dist/web/assets/index.html'))).toBe(true);
     const verify = await box.run(['systemd-analyze', 'verify', `/usr/lib/systemd/system/${UNIT}`]);
     expect(verify.stderr.trim()).toBe('');
     expect(await show('ActiveState', 'ConditionResult')).toEqual({ ActiveState: 'inactive', ConditionResult: 'no' });
