@@ -28,7 +28,9 @@ const UPGRADE = `${version}+rebuild1`;
 
 const onPath = (tool: string): boolean => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
 
-const booted = await bootOrReason(RECIPE);
+// The HCI module is compiled against this Node's headers (NodeSource's nodejs has them).
+const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
+const booted = existsSync(headers) ? await bootOrReason(RECIPE) : `no Node headers at ${headers} to build the package with`;
 const skipReason = typeof booted === 'string' ? booted : undefined;
 if (skipReason !== undefined) process.stderr.write(`skipping the Debian package suite: ${skipReason}\n`);
 
