@@ -147,6 +147,10 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
   it('remove stops the service and keeps the store; purge removes settings and state', async () => {
     await apt('remove', 'panic-pair');
     expect((await show('ActiveState')).ActiveState).not.toBe('active');
+    // Every stop (the upgrade's restart, the removal) was clean, with BLE on auto and no Bluetooth here.
+    const journal = await box.check(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT]);
+    expect(journal).toContain('Deactivated successfully');
+    expect(journal).not.toMatch(/code=(dumped|killed)|status=\d+\/|Failed with result/);
     expect(store()).toContain('DEB-2');
     expect(existsSync(inside('/etc/panic-pair/config.json'))).toBe(true);
 
