@@ -14,6 +14,8 @@
 #                        (root, 0600) and handed to the daemon as a systemd credential
 #   --web-listen H:P     turns the installer's page on at H:P (e.g. 0.0.0.0:8080), in config.json
 #   --no-npm             copy only; skip `npm ci` (for packaging, and for DESTDIR runs)
+#   --require-ble        fail when the Bluetooth (HCI) module cannot be built, instead of
+#                        installing with BLE off (pairing over MQTT only)
 # Environment:
 #   DESTDIR              install under this root instead of /, touching nothing else: no user,
 #                        group or systemctl changes (they are printed); for packaging and tests
@@ -28,7 +30,7 @@ readonly ETC="/etc/$NAME"
 readonly UNIT="/etc/systemd/system/$NAME.service"
 readonly LINK="/usr/local/bin/$NAME"
 
-api_url='' customer_id='' token_file='' add_user='' npm=yes web_code_file='' web_listen=''
+api_url='' customer_id='' token_file='' add_user='' npm=yes web_code_file='' web_listen='' require_ble=no
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -42,6 +44,7 @@ while [ $# -gt 0 ]; do
     --web-code-file) web_code_file="${2:?--web-code-file needs a file}"; shift 2 ;;
     --web-listen) web_listen="${2:?--web-listen needs host:port}"; shift 2 ;;
     --no-npm) npm=no; shift ;;
+    --require-ble) require_ble=yes; shift ;;
     -h | --help) sed -n '2,/^set /p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -94,9 +97,7 @@ install_package() {
   if [ "$npm" = yes ]; then
     # --ignore-scripts: the package's own `prepare` builds with dev tools the hub does not get.
     (cd "$staging" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund)
-    # The Bluetooth module compiles on install; without a compiler BLE is off and MQTT still works.
-    (cd "$staging" && npm rebuild --foreground-scripts) ||
-      say "warning: the Bluetooth module did not build (apt-get install build-essential python3, then run me again); MQTT works without it"
+    build_ble "$staging"
   fi
   chmod -R u=rwX,go=rX "$staging"
   if [ -e "$ROOT$PREFIX" ]; then rm -rf "$ROOT$PREFIX.old" && mv "$ROOT$PREFIX" "$ROOT$PREFIX.old"; fi
@@ -105,6 +106,62 @@ install_package() {
   mkdir -p "$ROOT$(dirname "$LINK")"
   ln -sfn "$PREFIX/bin/$NAME.js" "$ROOT$LINK"
   say "package in $PREFIX; $LINK links to it"
+}
+
+# The HCI module compiles here (npm 11 and later run its script because package.json's
+# allowScripts allows it). npm says "rebuilt dependencies successfully" even when it skipped or
+# blocked the script, so the verdict is whether the module loads afterwards.
+build_ble() {
+  local dir="$1" log why
+  if [ ! -d "$dir/node_modules/@abandonware/noble" ]; then
+    ble_off "npm did not install the optional Bluetooth module (@abandonware/noble)" ''
+    return
+  fi
+  log="$(mktemp -t panic-pair-ble-build.XXXXXX)"
+  say "building the Bluetooth (HCI) module; its log goes to $log"
+  local_headers
+  (cd "$dir" && npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >"$log" 2>&1 || true
+  if why="$(cd "$dir" && node -e 'require("@abandonware/bluetooth-hci-socket")' 2>&1)"; then
+    rm -f "$log"
+    say "Bluetooth: the HCI module is built and loads"
+    return
+  fi
+  why="$(printf '%s\n' "$why" | grep -m1 -E 'Error|Cannot' || printf '%s' "$why" | head -n1)"
+  ble_off "the HCI module does not load: $why" "$log"
+}
+
+# node-gyp downloads Node's headers unless told where they are: a hub offline or behind a mirror
+# then loses the module. Node's own headers beside it (NodeSource's nodejs, libnode-dev of the same
+# version) are used when npm was not told otherwise.
+local_headers() {
+  local prefix
+  [ -z "${npm_config_nodedir:-}" ] || return 0
+  prefix="$(dirname "$(dirname "$(command -v node)")")"
+  if [ -f "$prefix/include/node/node_version.h" ] &&
+    [ "$(node -p 'process.versions.node.split(".")[0]')" = "$(sed -n 's/^#define NODE_MAJOR_VERSION \([0-9]*\).*/\1/p' "$prefix/include/node/node_version.h")" ]; then
+    export npm_config_nodedir="$prefix"
+    say "using Node's headers in $prefix/include/node"
+  fi
+}
+
+# BLE off: said where it cannot be missed, with why and the fix; with --require-ble, a failure.
+ble_off() {
+  local why="$1" log="$2"
+  {
+    say "install.sh: BLUETOOTH WILL BE OFF: $why"
+    if [ -n "$log" ]; then
+      say "install.sh:   the build's last errors (all of it in $log):"
+      grep -E 'gyp ERR!|blocked|not found|error' "$log" | tail -n 5 | sed 's/^/install.sh:     /' || true
+    fi
+    if [ -n "$log" ] && ! grep -q 'gyp' "$log"; then
+      say "install.sh:   npm did not run the module's install script: ignore-scripts is set (npm config get ignore-scripts), or this copy's package.json lacks allowScripts"
+      say "install.sh:   fix: npm config delete ignore-scripts (or unset npm_config_ignore_scripts), then run me again"
+    else
+      say "install.sh:   fix: sudo apt-get install build-essential python3 (offline: also npm_config_nodedir=/usr, Node's headers), then run me again"
+    fi
+    say "install.sh:   pairing over MQTT works without it; \`panic-pair check\` says the same"
+  } >&2
+  [ "$require_ble" = no ] || die "--require-ble: stopping; the installed package is left as it was"
 }
 
 create_user() {

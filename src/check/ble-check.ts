@@ -1,7 +1,11 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import type { BleState } from '../daemon/ble-probe.js';
+import { bleModuleFix, bleModuleProblemOf } from '../discovery/ble-module.js';
 import { fail, off, pass, type CheckResult } from './result.js';
+
+/** Where the kernel lists its Bluetooth adapters, whether or not they can be used. */
+const SYSFS_BLUETOOTH = '/sys/class/bluetooth';
 
 export type BleProbe = (hciDevice: number) => Promise<BleState>;
 
@@ -16,6 +20,8 @@ export async function checkBle(config: Config, probe: BleProbe): Promise<CheckRe
   const adapter = `hci${config.hciDevice}`;
   if (state.state === 'scanning' || state.state === 'starting') return pass('ble', `adapter ${adapter} is powered on`);
   const reason = state.reason ?? state.state;
+  const problem = bleModuleProblemOf(reason);
+  if (problem !== undefined) return checkModule(config, reason, bleModuleFix(problem));
   if (config.ble === 'auto') return off('ble', `no usable adapter ${adapter} (${reason}); with PANIC_PAIR_BLE=auto the daemon runs without BLE`);
   return fail('ble', `adapter ${adapter} cannot be used: ${reason}`, fixFor(state, config.hciDevice));
 }
@@ -24,9 +30,20 @@ function fixFor(state: BleState, hciDevice: number): string {
   const reason = state.reason ?? '';
   if (state.state === 'unauthorized') return 'run the check as root (sudo panic-pair check); the unit grants CAP_NET_RAW and CAP_NET_ADMIN';
   if (state.state === 'powered-off') return 'rfkill unblock bluetooth; bluetoothctl power on';
-  if (reason.includes('not installed')) return 'apt-get install build-essential python3, then run systemd/install.sh again (it builds the module)';
   if (reason.startsWith('unsupported')) return 'use a hub with Bluetooth, or set PANIC_PAIR_BLE=off and pair over MQTT';
   return `compare PANIC_PAIR_HCI_DEVICE (now ${hciDevice}) with \`bluetoothctl list\`, and check the adapter with \`bluetoothctl show\``;
+}
+
+/**
+ * The Bluetooth modules cannot be loaded. Under auto that is a failure where the kernel shows an
+ * adapter (BLE would be lost without a word), and a skip with its fix where there is none.
+ */
+function checkModule(config: Config, reason: string, fix: string): CheckResult {
+  const adapter = `hci${config.hciDevice}`;
+  if (config.ble === 'auto' && !existsSync(`${SYSFS_BLUETOOTH}/${adapter}`)) {
+    return { ...off('ble', `no adapter ${adapter}, and ${reason}`), fix };
+  }
+  return fail('ble', `BLE cannot be used on ${adapter}: ${reason}`, fix);
 }
 
 function checkReplay(file: string): CheckResult {

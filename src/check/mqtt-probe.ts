@@ -32,7 +32,7 @@ function refusesVersion(outcome: { ok: false; error?: Error; closedByBroker?: bo
 }
 
 async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise<ProbeOutcome & { closedByBroker?: boolean }> {
-  const { connect } = await import('mqtt');
+  const { connect } = await import('../mqtt/library.js');
   const client = connect(settings.url.toString(), {
     clientId: `panic-pair-check-${randomBytes(4).toString('hex')}`,
     protocolVersion,

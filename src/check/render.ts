@@ -10,6 +10,7 @@ const LABELS: Record<CheckResult['name'], string> = {
   mqtt: 'MQTT',
   ble: 'BLE',
 };
+const RESTART = 'sudo systemctl restart panic-pair';
 const WIDTH = Math.max(...Object.values(LABELS).map((label) => label.length));
 
 function mark(check: CheckResult, tty: boolean): string {
@@ -27,5 +28,9 @@ export function renderReport(report: CheckReport, tty: boolean): string {
   const lines = report.checks.map((check) => renderLine(check, tty));
   const failed = report.checks.filter((check) => !check.ok && !check.skipped).length;
   lines.push(report.ok ? 'ready: every enabled check passed' : `not ready: ${failed} check${failed === 1 ? '' : 's'} failed`);
+  // The daemon reads its settings and the unit's token credential as it starts: the last step.
+  if (report.checks.some((check) => !check.ok && !check.skipped && (check.name === 'configuration' || check.name === 'token'))) {
+    lines.push(`once fixed: ${RESTART}`);
+  }
   return `${lines.join('\n')}\n`;
 }

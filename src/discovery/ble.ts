@@ -2,6 +2,7 @@ import type { Counters } from '../daemon/counters.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
+import { bleModuleProblem, bleModuleReason } from './ble-module.js';
 import type { AdapterState, NoblePeripheral, NobleRadio } from './noble-loader.js';
 import type { ProfileMatcher } from './profiles.js';
 import type { Sighting } from './sighting.js';
@@ -183,8 +184,7 @@ export function conditionOfOpenError(error: unknown, adapter: string): BleCondit
   if (has('EAFNOSUPPORT')) return { state: 'unavailable', reason: 'unsupported: this kernel has no Bluetooth (AF_BLUETOOTH refused)' };
   if (has('EPERM') || has('EACCES')) return { state: 'unauthorized', reason: `not permitted to open ${adapter}: ${CAPABILITY_FIX}` };
   if (has('ENODEV')) return { state: 'unavailable', reason: `no adapter ${adapter}: check PANIC_PAIR_HCI_DEVICE against \`bluetoothctl list\`` };
-  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
-    return { state: 'unavailable', reason: 'unsupported: the Bluetooth module (@abandonware/noble) is not installed' };
-  }
+  const problem = bleModuleProblem(error);
+  if (problem !== undefined) return { state: 'unavailable', reason: bleModuleReason(problem, error) };
   return { state: 'unavailable', reason: `${adapter} cannot be opened: ${message}` };
 }

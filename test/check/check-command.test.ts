@@ -175,8 +175,9 @@ describe('panic-pair check', () => {
     const result = await check({ PANIC_PAIR_CUSTOMER_ID: 'forty-two' });
     expect(result.code).toBe(1);
     const lines = result.stdout.trim().split('\n');
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^FAIL configuration +.*PANIC_PAIR_CUSTOMER_ID.* — fix: correct that setting in /);
+    expect(lines[2]).toBe('once fixed: sudo systemctl restart panic-pair');
   });
 
   it('required settings missing: the configuration fails, and the API is not asked', async () => {

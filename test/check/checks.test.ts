@@ -103,7 +103,7 @@ describe('runChecks and the report', () => {
   it('renders marks on a terminal and words in a pipe, with the fix on the same line', () => {
     const report = reportOf([pass('configuration', 'fine'), fail('token', 'loose', 'chmod 600 /x'), off('mqtt', 'off')]);
     expect(renderReport(report, true)).toBe(
-      ['✔ configuration  fine', '✘ API token      loose — fix: chmod 600 /x', '– MQTT           off', 'not ready: 1 check failed', ''].join('\n'),
+      ['✔ configuration  fine', '✘ API token      loose — fix: chmod 600 /x', '– MQTT           off', 'not ready: 1 check failed', 'once fixed: sudo systemctl restart panic-pair', ''].join('\n'),
     );
     expect(renderReport(report, false).split('\n').slice(0, 3)).toEqual([
       'PASS configuration  fine',

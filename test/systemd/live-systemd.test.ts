@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { connectAsync } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIAL_RELOAD_NOTICE } from '../../src/cli/commands/run.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { assertBuilt, ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, TEST_CACHE_DIR, type Container } from '../support/container.js';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
@@ -43,25 +43,12 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
 
   const inside = (file: string): string => path.join(box.root, file);
   const systemctl = (...args: string[]) => box.check(['systemctl', '--no-pager', ...args]);
-  const show = async (...properties: string[]): Promise<Record<string, string>> => {
-    const text = await systemctl('show', UNIT, ...properties.map((name) => `--property=${name}`));
-    return Object.fromEntries(text.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
-  };
+  const show = (...properties: string[]) => unitProperties(box, UNIT, ...properties);
   const journal = async (): Promise<string[]> => (await box.check(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT])).split('\n');
   const logged = async (msg: string): Promise<number> =>
     (await journal()).filter((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === msg).length;
 
-  /** `panic-pair pair <id>` run inside, while the button announces itself over MQTT from the host. */
-  const pair = async (deviceId: string) => {
-    const button = await connectAsync(broker.url, { reconnectPeriod: 0 });
-    const timer = setInterval(() => void button.publish('panic-pair/announce', JSON.stringify({ deviceId, rssi: -50 })), 200);
-    try {
-      return await box.run(['panic-pair', 'pair', deviceId, '--timeout', '30']);
-    } finally {
-      clearInterval(timer);
-      await button.endAsync();
-    }
-  };
+  const pair = (deviceId: string) => pairInside(box, broker.url, deviceId);
   /** Waits for systemd to have started the daemon again, under a new PID. */
   const restartedFrom = (pid: string, restarts: number) =>
     waitFor(

@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { CONTROL_SOCKET_NAME } from '../../config/locations.js';
-import { callDaemon } from '../../control/client.js';
-import type { StatusReport } from '../../daemon/status-report.js';
+import { startDemoDaemon, type DemoDaemon } from '../../demo/demo-daemon.js';
 import { startEmbeddedBroker } from '../../demo/embedded-broker.js';
 import { PanicPairError } from '../../errors.js';
 import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
@@ -17,7 +13,8 @@ const BUTTON = 'DEMO-7F3A9C';
 /** A second person's button, linked to the dependant on the hub customer's subscription. */
 const DEPENDANT_BUTTON = 'DEMO-2B4D6F';
 const PREFIX = 'panic-pair';
-const bin = fileURLToPath(new URL('../../../bin/panic-pair.js', import.meta.url));
+/** The CLI being run (bin/panic-pair.js, or the package's /usr/bin/panic-pair): the daemon is the same program. */
+const bin = (): string => process.argv[1] ?? 'panic-pair';
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -57,21 +54,20 @@ export async function demoCommand(): Promise<void> {
       PANIC_PAIR_BLE: 'off',
       PANIC_PAIR_LOG_LEVEL: 'warn',
     };
-    const daemon = spawn(process.execPath, [bin, 'run'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    cleanups.unshift(async () => void (await stopChild(daemon)));
-    const socketPath = path.join(dir, CONTROL_SOCKET_NAME);
-    const status = await waitForDaemon(socketPath, daemon);
+    const daemon = startDemoDaemon(bin(), dir, env);
+    cleanups.unshift(async () => void (await daemon.stop()));
+    const status = await daemon.ready();
     say(`3. pairing daemon running (pid ${status.pid}), state in ${dir}`);
 
     say(`4. asking the daemon to pair button ${BUTTON} (as \`panic-pair pair ${BUTTON}\` does)`);
-    await pairSimulated(socketPath, broker.url, BUTTON, undefined, cleanups);
+    await pairSimulated(daemon, broker.url, BUTTON, undefined, cleanups);
 
-    const household = await callDaemon<Array<{ customerId: number; role: string }>>(socketPath, { type: 'household' });
+    const household = await daemon.call<Array<{ customerId: number; role: string }>>({ type: 'household' });
     say(`5. the household (\`panic-pair household\`): ${household.map((member) => `${member.customerId} (${member.role})`).join(', ')}`);
     say(`   asking the daemon to pair a second button, ${DEPENDANT_BUTTON}, for the dependant (\`panic-pair pair ${DEPENDANT_BUTTON} --customer ${DEMO_DEPENDANT_CUSTOMER_ID}\`)`);
-    await pairSimulated(socketPath, broker.url, DEPENDANT_BUTTON, DEMO_DEPENDANT_CUSTOMER_ID, cleanups);
+    await pairSimulated(daemon, broker.url, DEPENDANT_BUTTON, DEMO_DEPENDANT_CUSTOMER_ID, cleanups);
 
-    const devices = await callDaemon<DeviceRecord[]>(socketPath, { type: 'devices' });
+    const devices = await daemon.call<DeviceRecord[]>({ type: 'devices' });
     say('6. the store says:');
     for (const id of [BUTTON, DEPENDANT_BUTTON]) {
       const record = devices.find((device) => device.deviceId === id);
@@ -79,7 +75,7 @@ export async function demoCommand(): Promise<void> {
     }
     say(`   the API saw ${simulator.stats().links} link request(s) and ${simulator.stats().subscriptionGets} subscription check(s)`);
 
-    const exit = await stopChild(daemon);
+    const exit = await daemon.stop();
     say(`7. daemon stopped with SIGTERM (exit ${exit})`);
     say(`Done: both buttons are linked, each to its own customer. On a hub, \`panic-pair pair <id>\` does the same with a real button.`);
   } finally {
@@ -89,7 +85,7 @@ export async function demoCommand(): Promise<void> {
 
 /** Pairs one simulated button through the control socket, as `panic-pair pair` does, saying each step. */
 async function pairSimulated(
-  socketPath: string,
+  daemon: DemoDaemon,
   brokerUrl: string,
   deviceId: string,
   customerId: number | undefined,
@@ -97,8 +93,7 @@ async function pairSimulated(
 ): Promise<void> {
   const button = await startSimulatedButton(brokerUrl, deviceId);
   cleanups.unshift(() => button.stop());
-  const outcome = await callDaemon<LinkOutcome>(
-    socketPath,
+  const outcome = await daemon.call<LinkOutcome>(
     { type: 'pair', deviceId, timeoutMs: 30_000, ...(customerId === undefined ? {} : { customerId }) },
     { onProgress: (progress) => say(`   ${describe(progress)}`) },
   );
@@ -119,22 +114,9 @@ function describe(progress: PairProgress): string {
   }
 }
 
-async function waitForDaemon(socketPath: string, daemon: ChildProcess): Promise<StatusReport> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (daemon.exitCode !== null) throw new PanicPairError('failure', `the daemon exited with code ${daemon.exitCode}`);
-    try {
-      return await callDaemon<StatusReport>(socketPath, { type: 'status' });
-    } catch (error) {
-      if (!(error instanceof PanicPairError) || error.kind !== 'daemon-unreachable' || Date.now() > deadline) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** A button pressed every half second: an announcement on `<prefix>/announce`. */
 async function startSimulatedButton(url: string, deviceId: string): Promise<{ stop(): void }> {
-  const { connectAsync } = await import('mqtt');
+  const { connectAsync } = await import('../../mqtt/library.js');
   const client = await connectAsync(url, { clientId: `panic-pair-demo-${deviceId}` });
   const press = (): void => void client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -52 }));
   const timer = setInterval(press, 500);
@@ -148,16 +130,4 @@ async function startSimulatedButton(url: string, deviceId: string): Promise<{ st
       void client.endAsync();
     },
   };
-}
-
-function stopChild(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', (code) => {
-      clearTimeout(force);
-      resolve(code);
-    });
-    child.kill('SIGTERM');
-  });
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// `npm run deb -- --arch amd64|arm64|armhf [--nodedir DIR] [--version V]` writes
+// build/deb/panic-pair_<version>_<arch>.deb: the daemon bundled by esbuild into a few files, the
+// modules that cannot be bundled (noble, the HCI module compiled for <arch>, pino), the unit,
+// sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style maintainer scripts.
+// Nothing is compiled, downloaded or run through npm on the hub. See docs/install.md.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { ARCHES, compileHciModule, headersMajor, nativeDepends } from './hci-module.mjs';
+import { bytesUnder, copyRuntimeModules, EXTERNAL } from './runtime-modules.mjs';
+import { controlFile, copyrightFile, changelogFile, unitFile } from './metadata.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const FILES = path.join(import.meta.dirname, 'files');
+const LIB = 'usr/lib/panic-pair';
+
+const { values } = parseArgs({
+  options: { arch: { type: 'string' }, nodedir: { type: 'string' }, version: { type: 'string' }, out: { type: 'string' } },
+});
+const arch = values.arch;
+if (!(arch in ARCHES)) {
+  process.stderr.write(`usage: npm run deb -- --arch ${Object.keys(ARCHES).join('|')} [--nodedir DIR] [--version V]\n`);
+  process.exit(2);
+}
+const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const version = values.version ?? manifest.version;
+// The headers of the Node the module is built for: this Node's own by default.
+const nodedir = path.resolve(values.nodedir ?? path.join(path.dirname(process.execPath), '..'));
+const major = headersMajor(nodedir);
+const outDir = path.resolve(values.out ?? path.join(ROOT, 'build', 'deb'));
+const work = path.join(outDir, `work-${arch}`);
+const stage = path.join(work, 'root');
+const started = performance.now();
+
+rmSync(work, { recursive: true, force: true });
+const lib = path.join(stage, LIB);
+mkdirSync(lib, { recursive: true });
+
+// 1. The program: src/cli/main.ts and all it imports, in ESM chunks so that commands still load lazily.
+const bundle = await build({
+  entryPoints: { main: path.join(ROOT, 'src', 'cli', 'main.ts') },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.17',
+  outdir: path.join(lib, 'dist'),
+  chunkNames: 'chunk-[hash]',
+  external: EXTERNAL,
+  // Whitespace and syntax only: function names stay, so a stack trace in the journal reads.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+  // Bundled CommonJS packages call require(); ESM has none of its own.
+  banner: { js: "import{createRequire as __panicPairRequire}from'node:module';const require=__panicPairRequire(import.meta.url);" },
+});
+// The installer's page reads its files beside the chunk that serves it (src/web/assets.ts).
+cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(lib, 'dist', 'web', 'assets'), { recursive: true });
+writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ name: 'panic-pair', version, type: 'module', private: true }, null, 2)}\n`);
+mkdirSync(path.join(lib, 'bin'));
+writeFileSync(
+  path.join(lib, 'bin', 'panic-pair.js'),
+  readFileSync(path.join(ROOT, 'bin', 'panic-pair.js'), 'utf8').replaceAll('dist/cli/main.js', 'dist/main.js'),
+  { mode: 0o755 },
+);
+
+// 2. What is not bundled, and the HCI module compiled for the package's architecture.
+const modules = path.join(ROOT, 'node_modules');
+const copied = copyRuntimeModules(ROOT, lib);
+const module = compileHciModule({ arch, nodedir, sourceModules: modules, work: path.join(work, 'native') });
+const release = path.join(lib, 'node_modules', '@abandonware', 'bluetooth-hci-socket', 'build', 'Release');
+mkdirSync(release, { recursive: true });
+copyFileSync(module, path.join(release, 'bluetooth_hci_socket.node'));
+const libraries = nativeDepends(arch, module);
+
+// 3. The system's side: command, unit, user, state directory, settings, docs.
+const place = (relative, text, mode = 0o644) => {
+  const file = path.join(stage, relative);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text, { mode });
+  chmodSync(file, mode);
+};
+mkdirSync(path.join(stage, 'usr', 'bin'), { recursive: true });
+symlinkSync(`../lib/panic-pair/bin/panic-pair.js`, path.join(stage, 'usr', 'bin', 'panic-pair'));
+place('usr/lib/systemd/system/panic-pair.service', unitFile(readFileSync(path.join(ROOT, 'systemd', 'panic-pair.service'), 'utf8')));
+place('usr/lib/sysusers.d/panic-pair.conf', readFileSync(path.join(FILES, 'sysusers.conf')));
+place('usr/lib/tmpfiles.d/panic-pair.conf', readFileSync(path.join(FILES, 'tmpfiles.conf')));
+place('etc/panic-pair/config.json', readFileSync(path.join(FILES, 'config.json')));
+const doc = 'usr/share/doc/panic-pair';
+place(`${doc}/copyright`, copyrightFile(bundle.metafile, copied, ROOT));
+place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
+place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
+place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));
+execFileSync('chmod', ['-R', 'u=rwX,go=rX', stage]);
+// npm packages ship stray executable bits (a LICENSE, a library file); only the command runs.
+execFileSync('find', [path.join(lib, 'node_modules'), '-type', 'f', '-exec', 'chmod', '0644', '{}', '+']);
+execFileSync('chmod', ['0755', path.join(lib, 'bin', 'panic-pair.js')]);
+
+// 4. Control: the maintainer scripts, conffiles, md5sums, and the installed size.
+const control = path.join(stage, 'DEBIAN');
+mkdirSync(control);
+for (const script of ['postinst', 'prerm', 'postrm']) copyFileSync(path.join(FILES, script), path.join(control, script));
+for (const script of ['postinst', 'prerm', 'postrm']) chmodSync(path.join(control, script), 0o755);
+writeFileSync(path.join(control, 'conffiles'), '/etc/panic-pair/config.json\n');
+const sums = execFileSync('sh', ['-c', "find . -path ./DEBIAN -prune -o -type f -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 md5sum"], {
+  cwd: stage,
+  encoding: 'utf8',
+});
+writeFileSync(path.join(control, 'md5sums'), sums);
+const installedBytes = bytesUnder(stage) - bytesUnder(control);
+writeFileSync(path.join(control, 'control'), controlFile({ version, arch, major, libraries, installedKiB: Math.ceil(installedBytes / 1024) }));
+
+const deb = path.join(outDir, `panic-pair_${version}_${arch}.deb`);
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
+const debBytes = readFileSync(deb).length;
+rmSync(work, { recursive: true, force: true });
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+process.stdout.write(
+  `${deb}\n  ${arch}, Node ${major}.x; package ${mb(debBytes)}, installed ${mb(installedBytes)}; ` +
+    `${copied.length} modules beside the bundle; built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+);

@@ -1,0 +1,88 @@
+// The node_modules the package carries beside its bundle: what esbuild cannot fold into it. noble
+// is loaded by path and has its HCI layer swapped in tests (src/discovery/noble-loader.ts), the
+// HCI module is native, and pino starts its pretty-printer as a worker thread by file name. Each is
+// copied with what it requires at run time, and nothing a hub does not run: build tools (node-gyp,
+// node-pre-gyp, nan, node-addon-api), the USB transport (usb: only with
+// BLUETOOTH_HCI_SOCKET_FORCE_USB, for dongles without a kernel driver), types, docs and tests.
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export const EXTERNAL = ['@abandonware/noble', '@abandonware/bluetooth-hci-socket', 'pino', 'pino-pretty'];
+
+/** Dependencies a package declares that are not needed to run it on a hub. */
+const NOT_AT_RUN_TIME = new Set([
+  ...['node-gyp', '@mapbox/node-pre-gyp', 'nan', 'node-addon-api', 'napi-thread-safe-callback', 'node-gyp-build', 'usb'],
+  // pino-pretty's command line only; the daemon uses it as a library.
+  ...['help-me', 'minimist'],
+]);
+
+/** Files and folders no package needs at run time. */
+const PRUNED = /(^|\/)(\.[^/]*|test|tests|__tests__|fixtures?|docs?|examples?|benchmarks?|prebuilds|package-lock\.json|tsconfig\.json|eslint\.config\.[cm]?js|(test|bench|benchmark|example)[^/]*\.js|index\.html|favicon\.ico|CNAME|demo\.png|[^/]*\.sh|[^/]*\.(md|markdown|ts|map|gyp|gypi|cc|cpp|h|yml|yaml))$/i;
+const KEPT = /(^|\/)(LICEN[CS]E[^/]*|package\.json)$/i;
+/** Per package: folders of sources and build products; the HCI module's own is compiled afresh. */
+const PRUNED_IN = {
+  '@abandonware/noble': /^(lib\/(mac|win|webbluetooth|websocket|distributed)|build|src|assets|test[^/]*\.js|ws-slave\.js|with-[^/]*\.js)$/,
+  '@abandonware/bluetooth-hci-socket': /^(build|src|lib\/binding|appveyor\.yml|test\.js)$/,
+  // The command lines of the loggers; the daemon uses both as libraries.
+  pino: /^(bin\.js|browser\.js)$/,
+  'pino-pretty': /^(bin\.js|help)$/,
+};
+
+/** Where `name` resolves from the package folder `from`, as Node's resolution looks upwards. */
+function locate(name, from, root) {
+  for (let dir = from; dir.startsWith(root); dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    if (dir === root) break;
+  }
+  return undefined;
+}
+
+/** Copies `names` and their run-time dependencies from the project folder `root`'s node_modules into `target`'s, keeping each one's place. */
+export function copyRuntimeModules(root, target, names = EXTERNAL) {
+  const seen = new Set();
+  const queue = names.map((name) => ({ name, from: root, optional: false }));
+  while (queue.length > 0) {
+    const { name, from, optional } = queue.shift();
+    const dir = locate(name, from, root);
+    if (dir === undefined) {
+      if (optional) continue;
+      throw new Error(`${name} is not installed under ${root}: run npm ci first`);
+    }
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const destination = path.join(target, path.relative(root, dir));
+    mkdirSync(path.dirname(destination), { recursive: true });
+    cpSync(dir, destination, {
+      recursive: true,
+      filter: (file) => {
+        const relative = path.relative(dir, file);
+        if (relative === '' || KEPT.test(relative)) return true;
+        if (PRUNED_IN[name]?.test(relative)) return false;
+        return !PRUNED.test(relative) && !relative.startsWith('node_modules');
+      },
+    });
+    for (const [dependencies, optionalOnes] of [
+      [manifest.dependencies, false],
+      [manifest.optionalDependencies, true],
+    ]) {
+      for (const dependency of Object.keys(dependencies ?? {})) {
+        if (!NOT_AT_RUN_TIME.has(dependency) && !names.includes(dependency)) queue.push({ name: dependency, from: dir, optional: optionalOnes });
+      }
+    }
+    // Nested copies a package resolves first are reached through `locate` from its own folder.
+  }
+  return [...seen].map((dir) => path.relative(root, dir));
+}
+
+/** Bytes under `dir`, as `du --apparent-size` counts them. */
+export function bytesUnder(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(file);
+    else if (entry.isFile()) total += statSync(file).size;
+  }
+  return total;
+}

@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Why the Bluetooth modules could not be loaded, told apart so that each gets the fix that works:
+// noble itself missing, its HCI socket module missing (npm drops an optional package whose build
+// failed), the HCI module's native part never built (npm 11+ skips install scripts that
+// package.json's allowScripts does not cover; --ignore-scripts skips them all), or a native part
+// built for another Node or another machine.
+
+export type BleModuleProblem = 'noble-missing' | 'hci-socket-missing' | 'native-missing' | 'native-incompatible';
+
+const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
+
+const REASONS: Record<BleModuleProblem, string> = {
+  'noble-missing': 'the Bluetooth module (@abandonware/noble) is not installed',
+  'hci-socket-missing': `the HCI socket module (${HCI_SOCKET}) is not installed: npm leaves it out when its build fails (no compiler, or no Node headers)`,
+  'native-missing': `the native part of the HCI socket module (${HCI_SOCKET}) was not built: npm skipped its install script`,
+  'native-incompatible': `the native part of the HCI socket module (${HCI_SOCKET}) does not load in Node ${process.versions.node} on ${process.arch}`,
+};
+
+/** The problem a failed load of noble shows, or undefined when the modules loaded (or failed otherwise). */
+export function bleModuleProblem(error: unknown): BleModuleProblem | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = String((error as { message?: unknown } | null)?.message ?? error);
+  if (code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION|wrong ELF class|invalid ELF header|Exec format error/.test(message)) {
+    return 'native-incompatible';
+  }
+  if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const missing = /Cannot find module '([^']+)'/.exec(message)?.[1] ?? '';
+  if (missing.endsWith('.node')) return 'native-missing';
+  if (missing.startsWith(HCI_SOCKET)) return 'hci-socket-missing';
+  return 'noble-missing';
+}
+
+/** The reason `status` and `check` give, with the loader's own words for an incompatible module. */
+export function bleModuleReason(problem: BleModuleProblem, error: unknown): string {
+  if (problem !== 'native-incompatible') return REASONS[problem];
+  const detail = String((error as { message?: unknown } | null)?.message ?? error).split('\n')[0];
+  return `${REASONS[problem]} (${detail})`;
+}
+
+/** The problem a reason names, for `check` to give its fix. */
+export function bleModuleProblemOf(reason: string): BleModuleProblem | undefined {
+  return (Object.keys(REASONS) as BleModuleProblem[]).find((problem) => reason.startsWith(REASONS[problem]));
+}
+
+/** Node's names for the package's architectures, in Debian's words. */
+const DEBIAN_ARCH: Partial<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', arm: 'armhf' };
+
+/** The Debian package puts the program under /usr/lib/panic-pair; a source install anywhere else. */
+const PACKAGE_ROOT = '/usr/lib/panic-pair/';
+
+/**
+ * The fix for `problem`; `here` is this module's file: in the package's bundle under
+ * /usr/lib/panic-pair, or dist/discovery/ two folders below a source install's folder.
+ */
+export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(import.meta.url)): string {
+  if (here.startsWith(PACKAGE_ROOT)) {
+    if (problem === 'native-incompatible') {
+      return `install the panic-pair package built for this machine (${DEBIAN_ARCH[process.arch] ?? process.arch}) and its Node (${process.versions.node.split('.')[0]}.x)`;
+    }
+    return 'reinstall the package: sudo apt-get install --reinstall panic-pair';
+  }
+  const root = path.resolve(path.dirname(here), '..', '..');
+  const rebuild = `cd ${root} && sudo npm rebuild ${HCI_SOCKET} --foreground-scripts`;
+  switch (problem) {
+    case 'noble-missing':
+      return `cd ${root} && sudo npm ci --omit=dev (it installs the optional @abandonware/noble), or run systemd/install.sh again`;
+    case 'hci-socket-missing':
+      return 'sudo apt-get install build-essential python3, then run systemd/install.sh again (offline, with npm_config_nodedir=/usr where Node\'s headers are in /usr/include/node)';
+    case 'native-missing':
+      return `${rebuild} (npm 11 and later run it only where package.json's allowScripts allows ${HCI_SOCKET}, as panic-pair's does)`;
+    case 'native-incompatible':
+      return `${rebuild} (it compiles the module for this Node)`;
+  }
+}

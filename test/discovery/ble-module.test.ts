@@ -1,0 +1,85 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkBle } from '../../src/check/ble-check.js';
+import { loadConfig } from '../../src/config/index.js';
+import { bleModuleFix, bleModuleProblem, bleModuleReason, type BleModuleProblem } from '../../src/discovery/ble-module.js';
+import { conditionOfOpenError } from '../../src/discovery/ble.js';
+import { ROOT } from '../support/binary.js';
+
+// Each way the Bluetooth modules go missing on a real install, made real: a copy of the installed
+// modules with a part taken away, loaded the way noble loads them.
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ble-module-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const installed = path.join(ROOT, 'node_modules', '@abandonware');
+
+/** A folder with noble and the HCI module copied in, changed by `spoil`; the error noble's bindings throw there. */
+function loadIn(name: string, spoil: (modules: string) => void): unknown {
+  const root = path.join(dir, name);
+  const modules = path.join(root, 'node_modules');
+  mkdirSync(path.join(modules, '@abandonware'), { recursive: true });
+  for (const module of ['noble', 'bluetooth-hci-socket']) {
+    cpSync(path.join(installed, module), path.join(modules, '@abandonware', module), { recursive: true, dereference: true });
+  }
+  cpSync(path.join(ROOT, 'node_modules', 'debug'), path.join(modules, 'debug'), { recursive: true });
+  cpSync(path.join(ROOT, 'node_modules', 'ms'), path.join(modules, 'ms'), { recursive: true });
+  spoil(modules);
+  writeFileSync(path.join(root, 'index.cjs'), '');
+  try {
+    createRequire(path.join(root, 'index.cjs'))('@abandonware/noble/lib/hci-socket/bindings.js');
+  } catch (error) {
+    return error;
+  }
+  throw new Error(`noble loaded in ${root}`);
+}
+
+const hciSocket = (modules: string): string => path.join(modules, '@abandonware', 'bluetooth-hci-socket');
+
+describe('why the Bluetooth modules cannot be loaded', () => {
+  const cases: Array<[BleModuleProblem, (modules: string) => void]> = [
+    ['noble-missing', (modules) => rmSync(path.join(modules, '@abandonware', 'noble'), { recursive: true })],
+    ['hci-socket-missing', (modules) => rmSync(hciSocket(modules), { recursive: true })],
+    ['native-missing', (modules) => rmSync(path.join(hciSocket(modules), 'build'), { recursive: true, force: true })],
+    ['native-incompatible', (modules) => writeFileSync(path.join(hciSocket(modules), 'build', 'Release', 'bluetooth_hci_socket.node'), 'not an ELF file')],
+  ];
+
+  it.each(cases)('%s is told apart from the other three', (problem, spoil) => {
+    const error = loadIn(problem, spoil);
+    expect(bleModuleProblem(error)).toBe(problem);
+    expect(conditionOfOpenError(error, 'hci0')).toEqual({ state: 'unavailable', reason: bleModuleReason(problem, error) });
+  });
+
+  it('an error that is not about the modules is left to the adapter checks', () => {
+    expect(bleModuleProblem(Object.assign(new Error('Address family not supported'), { code: 'EAFNOSUPPORT' }))).toBeUndefined();
+  });
+
+  it('the fix fits the install: a source folder gets npm commands run there, the package a reinstall', () => {
+    const source = '/opt/panic-pair/dist/discovery/ble-module.js';
+    expect(bleModuleFix('native-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm rebuild @abandonware\/bluetooth-hci-socket --foreground-scripts/);
+    expect(bleModuleFix('noble-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm ci --omit=dev/);
+    expect(bleModuleFix('hci-socket-missing', source)).toMatch(/^sudo apt-get install build-essential python3, then run systemd\/install.sh again/);
+    expect(bleModuleFix('native-missing', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
+  });
+});
+
+describe('check with the HCI module not built', () => {
+  const error = loadIn('check', (modules) => rmSync(path.join(hciSocket(modules), 'build'), { recursive: true, force: true }));
+  const state = { state: 'unavailable' as const, reason: bleModuleReason('native-missing', error) };
+  const configOf = (ble: string) => loadConfig({ env: { PANIC_PAIR_BLE: ble, PANIC_PAIR_HCI_DEVICE: '7' }, defaultConfigFile: path.join(dir, 'absent.json') });
+
+  it('fails with ble on, naming the native part and the rebuild', async () => {
+    const result = await checkBle(configOf('on'), async () => state);
+    expect(result).toMatchObject({ ok: false, detail: expect.stringContaining('was not built: npm skipped its install script') });
+    expect(result.fix).toContain('npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts');
+  });
+
+  it('under auto with no adapter in the kernel: skipped, and still says why and the fix', async () => {
+    const result = await checkBle(configOf('auto'), async () => state);
+    expect(result).toMatchObject({ ok: true, skipped: true, detail: expect.stringContaining('no adapter hci7, and the native part') });
+    expect(result.fix).toContain('npm rebuild');
+  });
+});

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { ROOT } from '../support/binary.js';
+import { startBroker, type TestBroker } from '../support/broker.js';
+import { pairInside, unitProperties } from '../support/container-service.js';
+import { bootOrReason, type Container } from '../support/container.js';
+import { waitFor } from '../support/wait.js';
+
+// The Debian package as a hub gets it: `npm run deb -- --arch amd64` built twice (the second a
+// higher version), installed with apt in Debian 13 (trixie, its own nodejs 20.19) booted under
+// systemd by systemd-nspawn, with no compiler, no npm and no network beyond the host's loopback
+// (the API simulator and mosquitto). Install, configure as CONTRACT 13 says, READY, a pairing, an
+// upgrade with a link in flight, remove, purge. Skips, saying why, where containers cannot run.
+
+const RECIPE = { suite: 'deb-package', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs'] };
+const TOKEN = 'deb-token-5e2b7c91d4';
+const CUSTOMER_ID = 42;
+const UNIT = 'panic-pair.service';
+const STEP_MS = 60_000;
+const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const UPGRADE = `${version}+rebuild1`;
+
+const onPath = (tool: string): boolean => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
+
+// The HCI module is compiled against this Node's headers (NodeSource's nodejs has them).
+const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
+const booted = existsSync(headers) ? await bootOrReason(RECIPE) : `no Node headers at ${headers} to build the package with`;
+const skipReason = typeof booted === 'string' ? booted : undefined;
+if (skipReason !== undefined) process.stderr.write(`skipping the Debian package suite: ${skipReason}\n`);
+
+describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd container${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  const box = booted as Container;
+  const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-deb-'));
+  let simulator: Simulator;
+  let broker: TestBroker;
+
+  const inside = (file: string): string => path.join(box.root, file);
+  const shell = (script: string) => box.run(['sh', '-c', script]);
+  const show = (...properties: string[]) => unitProperties(box, UNIT, ...properties);
+  const apt = (...args: string[]) => box.check(['apt-get', '-y', '-q', '--no-install-recommends', ...args], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
+  const store = () => readFileSync(inside('/var/lib/panic-pair/pairings.json'), 'utf8');
+  const devices = async () => JSON.parse(await box.check(['panic-pair', 'devices', '--json'])) as Array<{ deviceId: string; state: string }>;
+  const pair = (deviceId: string) => pairInside(box, broker.url, deviceId);
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ token: TOKEN });
+    broker = await startBroker();
+    const build = promisify(execFile);
+    for (const [name, args] of [
+      ['first', []],
+      ['upgrade', ['--version', UPGRADE]],
+    ] as const) {
+      await build(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', path.join(out, name), ...args], { cwd: ROOT });
+    }
+    await copyFile(path.join(out, 'first', `panic-pair_${version}_amd64.deb`), inside(`/root/panic-pair_${version}_amd64.deb`));
+    await copyFile(path.join(out, 'upgrade', `panic-pair_${UPGRADE}_amd64.deb`), inside(`/root/panic-pair_${UPGRADE}_amd64.deb`));
+  }, 5 * STEP_MS);
+
+  afterAll(async () => {
+    await box?.stop();
+    await broker?.stop();
+    await simulator?.close();
+    rmSync(out, { recursive: true, force: true });
+  }, 2 * STEP_MS);
+
+  it.skipIf(!onPath('lintian'))('lintian finds no errors in the package', async () => {
+    const deb = path.join(out, 'first', `panic-pair_${version}_amd64.deb`);
+    const result = await promisify(execFile)('lintian', [deb]).catch((error: { stdout: string; stderr: string }) => error);
+    const tags = `${result.stdout}`.split('\n').filter((line) => /^[EW]: /.test(line));
+    expect(tags.filter((line) => line.startsWith('E: '))).toEqual([]);
+    // The one warning docs/install.md explains.
+    expect(tags).toEqual(['W: panic-pair: no-manual-page [usr/bin/panic-pair]']);
+  }, STEP_MS);
+
+  it('installs with apt on a system with no compiler and no npm, and waits for its settings', async () => {
+    expect((await shell('command -v cc gcc npm node-gyp')).stdout).toBe('');
+    await box.check(['groupadd', '--system', 'bluetooth']); // as BlueZ makes it on a hub
+    const installed = await apt('install', `/root/panic-pair_${version}_amd64.deb`);
+    expect(installed).toContain('panic-pair: installed, not configured yet. Run: sudo panic-pair check');
+    expect((await box.check(['systemctl', 'is-enabled', UNIT])).trim()).toBe('enabled');
+    // The installer's page reads its files beside the bundle's chunks.
+    expect(existsSync(inside('/usr/lib/panic-pair/dist/web/assets/index.html'))).toBe(true);
+    const verify = await box.run(['systemd-analyze', 'verify', `/usr/lib/systemd/system/${UNIT}`]);
+    expect(verify.stderr.trim()).toBe('');
+    expect(await show('ActiveState', 'ConditionResult')).toEqual({ ActiveState: 'inactive', ConditionResult: 'no' });
+    expect((await shell('id -nG panic-pair; stat -c "%U:%G %a" /var/lib/panic-pair')).stdout.trim().split('\n')).toEqual([
+      'panic-pair bluetooth',
+      'panic-pair:panic-pair 750',
+    ]);
+  });
+
+  it('`panic-pair check` right after install names what is missing and the next steps', async () => {
+    const check = await box.run(['panic-pair', 'check']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/^FAIL configuration .* not set; .* fix: set them in \/etc\/panic-pair\/config\.json$/m);
+    expect(check.stdout).toMatch(/^FAIL API token .* fix: write the token to \/etc\/panic-pair\/api-token .*chmod 600/m);
+    // The HCI module loads (the kernel here has no Bluetooth): not a module problem.
+    expect(check.stdout).toMatch(/^SKIP BLE .*this kernel has no Bluetooth/m);
+    expect(check.stdout.trim().split('\n').at(-1)).toBe('once fixed: sudo systemctl restart panic-pair');
+  });
+
+  it('configured as CONTRACT 13 says, it reaches READY and pairs a button', async () => {
+    const config = { apiUrl: simulator.url, customerId: CUSTOMER_ID, mqttUrl: broker.url };
+    await writeFile(inside('/etc/panic-pair/config.json'), `${JSON.stringify(config, null, 2)}\n`);
+    await writeFile(inside('/etc/panic-pair/api-token'), `${TOKEN}\n`, { mode: 0o600 });
+    await box.check(['systemctl', 'restart', UNIT]); // returns once the daemon sent READY=1
+    expect(await show('Type', 'ActiveState', 'SubState')).toEqual({ Type: 'notify', ActiveState: 'active', SubState: 'running' });
+    const result = await pair('DEB-1');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(store()).toContain('DEB-1');
+    expect((await box.check(['panic-pair', 'check'])).trim().split('\n').at(-1)).toBe('ready: every enabled check passed');
+  });
+
+  it('an upgrade keeps settings and store, restarts the daemon, and loses no link in flight', async () => {
+    const settings = readFileSync(inside('/etc/panic-pair/config.json'), 'utf8');
+    const { MainPID } = await show('MainPID');
+    // The next link is held by the API, so the upgrade's restart comes while the record is `linking`.
+    simulator.setFaults({ queue: [{ type: 'delay', ms: 3_000, route: 'link' }] });
+    const inFlight = pair('DEB-2');
+    await waitFor(() => (existsSync(inside('/var/lib/panic-pair/pairings.json')) && /"DEB-2"[^}]*"linking"/s.test(store()) ? true : undefined), {
+      what: 'DEB-2 linking',
+      timeoutMs: STEP_MS,
+    });
+    await apt('install', `/root/panic-pair_${UPGRADE}_amd64.deb`);
+    await inFlight;
+    const now = await show('MainPID', 'ActiveState');
+    expect(now.ActiveState).toBe('active');
+    expect(now.MainPID).not.toBe(MainPID);
+    expect((await box.check(['dpkg-query', '-W', '-f', '${Version}', 'panic-pair'])).trim()).toBe(UPGRADE);
+    expect(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')).toBe(settings);
+    expect(readFileSync(inside('/etc/panic-pair/api-token'), 'utf8')).toBe(`${TOKEN}\n`);
+    await waitFor(async () => ((await devices()).every((device) => device.state === 'linked') ? true : undefined), {
+      what: 'every record linked after the upgrade',
+      timeoutMs: STEP_MS,
+    });
+    expect((await devices()).map((device) => device.deviceId).sort()).toEqual(['DEB-1', 'DEB-2']);
+    expect(simulator.stats().postsByDevice).toMatchObject({ 'DEB-1': 1 });
+  });
+
+  it('remove stops the service and keeps the store; purge removes settings and state', async () => {
+    await apt('remove', 'panic-pair');
+    expect((await show('ActiveState')).ActiveState).not.toBe('active');
+    // Every stop (the upgrade's restart, the removal) was clean, with BLE on auto and no Bluetooth here.
+    const journal = await box.check(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT]);
+    expect(journal).toContain('Deactivated successfully');
+    expect(journal).not.toMatch(/code=(dumped|killed)|status=\d+\/|Failed with result/);
+    expect(store()).toContain('DEB-2');
+    expect(existsSync(inside('/etc/panic-pair/config.json'))).toBe(true);
+
+    await apt('purge', 'panic-pair');
+    expect(existsSync(inside('/var/lib/panic-pair'))).toBe(false);
+    expect(existsSync(inside('/etc/panic-pair'))).toBe(false);
+    expect(existsSync(inside('/usr/lib/panic-pair'))).toBe(false);
+  });
+});
