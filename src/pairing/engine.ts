@@ -15,6 +15,7 @@ import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
 import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
+import { monotonicNow, wallNow, wallTimeOf } from '../clock.js';
 
 export interface EngineOptions {
   customerId: number;
@@ -28,7 +29,10 @@ export interface EngineOptions {
   autoPair: boolean;
   counters: Counters;
   logger: Logger;
+  /** Monotonic ms (src/clock.ts): every duration. */
   clock?: () => number;
+  /** Epoch ms: only stamps records and reports. */
+  wallClock?: () => number;
   /** How failed links are tried again in the background; tests shorten it. */
   backgroundRetry?: RetryPolicy;
   /** A sighting this recent lets `pair <id>` start at once. */
@@ -50,6 +54,7 @@ type Listener<T> = (value: T) => void;
 export class PairingEngine {
   readonly #options: EngineOptions;
   readonly #clock: () => number;
+  readonly #wallClock: () => number;
   readonly #memory = new SightingMemory({ capacity: 2048, maxAgeMs: 10 * 60_000 });
   readonly #jobs = new Map<string, Job>();
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
@@ -68,11 +73,12 @@ export class PairingEngine {
 
   constructor(options: EngineOptions) {
     this.#options = options;
-    this.#clock = options.clock ?? Date.now;
-    this.#windows = new PairingWindows(this.#clock);
+    this.#clock = options.clock ?? monotonicNow;
+    this.#wallClock = options.wallClock ?? wallNow;
+    this.#windows = new PairingWindows(this.#clock, this.#wallClock);
     this.#retries = new BackgroundRetries({
       policy: options.backgroundRetry,
-      clock: this.#clock,
+      clock: this.#wallClock,
       logger: options.logger,
       retry: (target) => {
         if (this.#closing || this.#jobs.has(target.deviceId)) return 'later';
@@ -87,6 +93,7 @@ export class PairingEngine {
       customerId: options.customerId,
       ttlMs: options.entitlementTtlMs,
       clock: this.#clock,
+      wallClock: this.#wallClock,
       health: this.health,
       onChange: (state) => this.#notify(this.#entitlementListeners, state),
     });
@@ -102,7 +109,7 @@ export class PairingEngine {
       // a request (an SD card, a busy disk), few enough that a burst never leaves many `linking`.
       staging: new RequestSlots(options.apiConcurrency * 2),
       slots: new RequestSlots(options.apiConcurrency),
-      clock: this.#clock,
+      clock: this.#wallClock,
       counters: options.counters,
       logger: options.logger,
       changed: (record) => this.#notify(this.#deviceListeners, record),
@@ -223,7 +230,7 @@ export class PairingEngine {
     const since = this.#clock() - seconds * 1000;
     await abortableDelay(seconds * 1000, signal);
     return this.#memory.since(since, this.#clock()).map((seen) => {
-      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: new Date(seen.lastSeen).toISOString() };
+      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen) };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
       const state = this.record(seen.deviceId)?.state;
@@ -263,7 +270,13 @@ export class PairingEngine {
   }
 
   windowOpenUntil(): number | undefined {
-    return this.#windows.openUntil(this.#clock());
+    const until = this.#windows.openUntil(this.#clock());
+    return until === undefined ? undefined : wallTimeOf(until, { monotonic: this.#clock, wall: this.#wallClock });
+  }
+
+  /** The wall time of a monotonic instant, as an ISO stamp. */
+  #stamp(at: number): string {
+    return new Date(wallTimeOf(at, { monotonic: this.#clock, wall: this.#wallClock })).toISOString();
   }
 
   get jobsInFlight(): number {

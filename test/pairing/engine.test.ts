@@ -12,7 +12,7 @@ import { rig, tempDir } from './engine-rig.js';
 const pairNow = (engine: PairingEngine, deviceId: string, timeoutMs = 10_000): Promise<LinkOutcome> =>
   engine.pair(deviceId, { timeoutMs, signal: new AbortController().signal, onProgress: () => {} });
 
-const seen = (deviceId: string, extra: { source?: string; rssi?: number } = {}) => ({ deviceId, source: 'mqtt', at: Date.now(), ...extra });
+const seen = (deviceId: string, extra: { source?: string; rssi?: number } = {}) => ({ deviceId, source: 'mqtt', at: performance.now(), ...extra });
 
 describe('PairingEngine', () => {
   it('writes the linking record durably before the POST goes out', async () => {

@@ -97,13 +97,13 @@ function describe(progress: PairProgress): string {
 }
 
 async function waitForDaemon(socketPath: string, daemon: ChildProcess): Promise<StatusReport> {
-  const deadline = Date.now() + 20_000;
+  const deadline = performance.now() + 20_000;
   for (;;) {
     if (daemon.exitCode !== null) throw new PanicPairError('failure', `the daemon exited with code ${daemon.exitCode}`);
     try {
       return await callDaemon<StatusReport>(socketPath, { type: 'status' });
     } catch (error) {
-      if (!(error instanceof PanicPairError) || error.kind !== 'daemon-unreachable' || Date.now() > deadline) throw error;
+      if (!(error instanceof PanicPairError) || error.kind !== 'daemon-unreachable' || performance.now() > deadline) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
