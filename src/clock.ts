@@ -14,3 +14,10 @@ export const wallNow: WallClock = () => Date.now();
 export function wallTimeOf(at: number, clocks: { monotonic: MonotonicClock; wall: WallClock }): number {
   return clocks.wall() - (clocks.monotonic() - at);
 }
+
+export const CLOCK_UNSET = "the system clock is not set; TLS cannot check the API's certificate until NTP sets it";
+
+/** A wall clock earlier than the package's own build has plainly never been set (a Pi before NTP). */
+export function wallClockIsUnset(builtAt: number | undefined, now: number = wallNow()): boolean {
+  return builtAt !== undefined && now < builtAt;
+}

@@ -1,4 +1,5 @@
 import type { Counters } from './counters.js';
+import { CLOCK_UNSET } from '../clock.js';
 import type { StatusReport } from './status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
@@ -20,11 +21,14 @@ export interface StatusInputs {
   autoPair: boolean;
   windowOpenUntil?: number;
   counters: Counters;
+  /** The wall clock reads earlier than the package's build. */
+  clockUnset?: boolean;
 }
 
 /** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
 export function buildStatus(inputs: StatusInputs): StatusReport {
   const problems: string[] = [];
+  if (inputs.clockUnset === true) problems.push(CLOCK_UNSET);
   if (inputs.token === 'missing') problems.push('no API token is configured');
   if (inputs.token === 'refused') problems.push('the API refused the token (401): install a valid token, then reload (systemctl reload panic-pair)');
   if (inputs.entitlement.entitled === false) {

@@ -16,6 +16,7 @@ import { SightingMemory } from './sighting-memory.js';
 import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
 import { monotonicNow, wallNow, wallTimeOf } from '../clock.js';
+import { isPassingFailure, KEEPS_TRYING, outageRetryMs, outageText, type OutageWait } from './outage.js';
 
 export interface EngineOptions {
   customerId: number;
@@ -37,12 +38,16 @@ export interface EngineOptions {
   backgroundRetry?: RetryPolicy;
   /** A sighting this recent lets `pair <id>` start at once. */
   recentSightingMs?: number;
+  /** The API's base address, for the installer's messages during an outage (never the token). */
+  apiAddress?: string;
 }
 
 interface Job {
   promise: Promise<LinkOutcome>;
   /** Asked for by an installer or left by a crash (not automatic pairing): retried in the background. */
   asked: boolean;
+  /** What started it, to start it again after a passing failure. */
+  sighting: Sighting;
   step: PairStep;
   listeners: Set<(step: PairStep) => void>;
 }
@@ -55,6 +60,7 @@ export class PairingEngine {
   readonly #options: EngineOptions;
   readonly #clock: () => number;
   readonly #wallClock: () => number;
+  readonly #apiAddress: string;
   readonly #memory = new SightingMemory({ capacity: 2048, maxAgeMs: 10 * 60_000 });
   readonly #jobs = new Map<string, Job>();
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
@@ -75,6 +81,7 @@ export class PairingEngine {
     this.#options = options;
     this.#clock = options.clock ?? monotonicNow;
     this.#wallClock = options.wallClock ?? wallNow;
+    this.#apiAddress = options.apiAddress ?? 'the configured address';
     this.#windows = new PairingWindows(this.#clock, this.#wallClock);
     this.#retries = new BackgroundRetries({
       policy: options.backgroundRetry,
@@ -155,7 +162,7 @@ export class PairingEngine {
     });
     if (!decision.link) return;
     const job = this.#start(sighting, trigger === 'window');
-    if (trigger === 'window') this.#windows.adopt(job.promise, now);
+    if (trigger === 'window') this.#windows.adopt(this.#throughWindowOutages(job), now);
     else void job.promise.then((outcome) => this.#logAutomatic(outcome));
   }
 
@@ -179,16 +186,16 @@ export class PairingEngine {
       if (job === undefined) throw new PanicPairError('failure', `no link job for ${deviceId}`);
       job.asked = true;
       const customerId = this.#options.customerId;
-      const report = (step: PairStep): void => options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting) });
-      report(job.step);
-      job.listeners.add(report);
-      try {
-        return await raceAbort(job.promise, timeout.signal, () =>
-          timedOut(deviceId, `the API did not answer about ${deviceId} within ${seconds(options.timeoutMs)}; it is still being linked, see \`panic-pair devices\``),
-        );
-      } finally {
-        job.listeners.delete(report);
-      }
+      const progress = (step: PairStep, wait?: OutageWait): void =>
+        options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting), ...(wait ? { wait } : {}) });
+      return await this.#throughOutages(job, {
+        signal: timeout.signal,
+        progress,
+        onTimeout: (last) =>
+          last === undefined
+            ? timedOut(deviceId, `the API did not answer about ${deviceId} within ${seconds(options.timeoutMs)}; it is still being linked, see \`panic-pair devices\``)
+            : timedOut(deviceId, `${deviceId} was not linked within ${seconds(options.timeoutMs)}: ${outageText(this.#apiAddress, last.message)}; ${KEEPS_TRYING}`),
+      });
     } catch (error) {
       if (error instanceof PanicPairError) return { ok: false, deviceId, kind: error.kind, message: error.message };
       throw error;
@@ -200,7 +207,7 @@ export class PairingEngine {
   /** `pair --window S`: link every strong, unlinked button seen until it closes. */
   async openWindow(
     seconds: number,
-    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void },
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void },
   ): Promise<WindowReport> {
     this.#refuseWhenClosing();
     return this.#windows.open(seconds * 1000, options);
@@ -300,7 +307,7 @@ export class PairingEngine {
   #start(sighting: Sighting, asked: boolean): Job {
     const existing = this.#jobs.get(sighting.deviceId);
     if (existing !== undefined) return existing;
-    const job: Job = { asked, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
+    const job: Job = { asked, sighting, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
     const step = (next: PairStep): void => {
       job.step = next;
       for (const listener of job.listeners) listener(next);
@@ -318,6 +325,60 @@ export class PairingEngine {
       });
     this.#jobs.set(sighting.deviceId, job);
     return job;
+  }
+
+  /**
+   * A job seen through passing failures (CONTRACT.md section 9): after each, a short wait shown
+   * to the installer, then the link again, until it ends another way or `signal` fires (the
+   * time is up) or `tryAgain` says the next try comes too late. Resolves with the last outcome.
+   */
+  async #throughOutages(
+    first: Job,
+    options: {
+      signal: AbortSignal;
+      progress(step: PairStep, wait?: OutageWait): void;
+      /** The time is up; `last` is the passing failure being waited out, if any. */
+      onTimeout(last: (LinkOutcome & { ok: false }) | undefined): Error;
+      tryAgain?(inMs: number): boolean;
+    },
+  ): Promise<LinkOutcome> {
+    let job = first;
+    let last: (LinkOutcome & { ok: false }) | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const report = (step: PairStep): void => options.progress(step);
+      report(job.step);
+      job.listeners.add(report);
+      let outcome: LinkOutcome;
+      try {
+        outcome = await raceAbort(job.promise, options.signal, () => options.onTimeout(last));
+      } finally {
+        job.listeners.delete(report);
+      }
+      const inMs = outageRetryMs(attempt);
+      if (!isPassingFailure(outcome) || this.#closing || options.signal.aborted) return outcome;
+      last = outcome;
+      if (options.tryAgain?.(inMs) === false) return outcome;
+      options.progress('retrying', { api: this.#apiAddress, reason: outcome.message, inMs });
+      await abortableDelay(inMs, options.signal);
+      if (options.signal.aborted) throw reasonOf(options.signal, () => options.onTimeout(last));
+      if (this.#closing) return outcome;
+      const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true);
+      next.asked = true;
+      job = next;
+    }
+  }
+
+  /** A window's link, tried again through passing failures while the window stays open. */
+  async #throughWindowOutages(job: Job): Promise<LinkOutcome> {
+    const { deviceId } = job.sighting;
+    const outcome = await this.#throughOutages(job, {
+      signal: new AbortController().signal,
+      progress: (step, wait) => this.#windows.tell({ deviceId, step, ...sourceOf(job.sighting), ...(wait ? { wait } : {}) }),
+      onTimeout: () => new PanicPairError('failure', 'the window was cancelled'),
+      tryAgain: (inMs) => this.#windows.isOpen(this.#clock() + inMs),
+    });
+    if (!isPassingFailure(outcome)) return outcome;
+    return { ...outcome, message: `not linked while the window was open: ${outageText(this.#apiAddress, outcome.message)}; ${KEEPS_TRYING}` };
   }
 
   /** Links waiting for a background retry. */

@@ -1,4 +1,4 @@
-import type { LinkOutcome, WindowReport } from './types.js';
+import type { LinkOutcome, PairProgress, WindowReport } from './types.js';
 
 interface Window {
   until: number;
@@ -6,6 +6,7 @@ interface Window {
   jobs: Array<Promise<unknown>>;
   outcomes: LinkOutcome[];
   onOutcome(outcome: LinkOutcome): void;
+  onProgress?(progress: PairProgress): void;
   close(): void;
 }
 
@@ -51,12 +52,21 @@ export class PairingWindows {
     }
   }
 
-  async open(durationMs: number, options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void }): Promise<WindowReport> {
+  /** A link of the open windows waits out a passing failure: each window's installer sees it. */
+  tell(progress: PairProgress): void {
+    for (const window of this.#open) window.onProgress?.(progress);
+  }
+
+  async open(
+    durationMs: number,
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void },
+  ): Promise<WindowReport> {
     const openedAt = this.#clock();
     const openedStamp = new Date(this.#wallClock()).toISOString();
     let close!: () => void;
     const closed = new Promise<void>((resolve) => (close = resolve));
     const window: Window = { until: openedAt + durationMs, openedAt, jobs: [], outcomes: [], onOutcome: options.onOutcome, close };
+    if (options.onProgress) window.onProgress = options.onProgress;
     this.#open.add(window);
     this.#recompute();
     const timer = setTimeout(close, durationMs);

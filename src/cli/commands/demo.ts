@@ -12,6 +12,7 @@ import { PanicPairError } from '../../errors.js';
 import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
 import { DEFAULT_SEED_CUSTOMER_ID, startSimulator } from '../../simulator/index.js';
 import type { DeviceRecord } from '../../store/record.js';
+import { waitText } from '../../pairing/outage.js';
 
 const BUTTON = 'DEMO-7F3A9C';
 const PREFIX = 'panic-pair';
@@ -91,6 +92,8 @@ function describe(progress: PairProgress): string {
       return `heard ${progress.deviceId} over ${progress.source ?? 'a source'}; checking the subscription`;
     case 'linking':
       return `customer entitled; linking ${progress.deviceId} (POST /panic-api/v2/devices)`;
+    case 'retrying':
+      return progress.wait ? waitText(progress.wait) : `trying ${progress.deviceId} again`;
     case 'linked':
       return `linked ${progress.deviceId}`;
   }
