@@ -97,6 +97,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
       counters,
       clockUnset: wallClockIsUnset(buildTime()),
+      uptimeSeconds: Math.round(process.uptime()),
     });
 
   const control = await startControlServer({

@@ -23,6 +23,7 @@ export interface StatusInputs {
   counters: Counters;
   /** The wall clock reads earlier than the package's build. */
   clockUnset?: boolean;
+  uptimeSeconds?: number;
 }
 
 /** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
@@ -62,6 +63,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   };
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;
   if (inputs.bleReason !== undefined) report.bleReason = inputs.bleReason;
+  if (inputs.uptimeSeconds !== undefined) report.uptimeSeconds = inputs.uptimeSeconds;
   if (inputs.windowOpenUntil !== undefined) report.windowOpenUntil = new Date(inputs.windowOpenUntil).toISOString();
   return report;
 }

@@ -92,6 +92,10 @@ describe.skipIf(library === undefined)(`the daemon's wall clock moved a day whil
     expect(pair.stdout).not.toContain('press it now');
     expect(postsFor(hub, 'SEEN-A')).toBe(1);
 
+    // The uptime `status` shows is the daemon's monotonic one, not a difference of wall times.
+    const status = await hub.cli(['status'], { env: clock.env });
+    expect(status.stdout).toMatch(/^daemon +running, pid \d+, up \d+ s/m);
+
     // `scan` stamps what it heard on the daemon's wall clock (now a day ahead), less its age.
     const scan = hub.cliJson<Array<{ deviceId: string; lastSeen: string }>>(['scan', '--seconds', '2']);
     let scanning = true;
