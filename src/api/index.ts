@@ -12,6 +12,8 @@ export {
   InvalidReplyError,
 } from './errors.js';
 export { isEntitled } from './entitlement.js';
+export { householdOf, hubAlone } from './household.js';
+export type { HouseholdMember, HouseholdRole } from './household.js';
 export { apiRoot, API_PREFIX } from './base-url.js';
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay } from './retry-delay.js';
 export type { RetryPolicy } from './retry-delay.js';

@@ -18,14 +18,14 @@ interface Heard {
   rssi?: number;
 }
 
-function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>): string {
+function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>, customer: number | undefined): string {
   if (!outcome.ok) return `✘ ${outcome.deviceId}: ${outcome.message}`;
   const { record } = outcome;
   const where = heard.get(record.deviceId);
   const source = where?.source ?? record.source;
   const detail = where?.rssi === undefined ? source : `${source}, ${rssiText(where.rssi)}`;
   if (outcome.alreadyLinked) return `✔ ${record.deviceId} was already linked (link ${record.linkId ?? 'unknown'})`;
-  return `✔ Linked ${record.deviceId} (${detail})`;
+  return `✔ Linked ${record.deviceId}${customer === undefined ? '' : ` to customer ${customer}`} (${detail})`;
 }
 
 function summary(report: WindowReport, seconds: number): string {
@@ -59,7 +59,7 @@ function stillTried(report: WindowReport): PanicPairError | undefined {
   return new PanicPairError('timeout', `${ids.join(', ')} not linked while the window was open (the API failed for a passing reason); ${KEEPS_TRYING}`);
 }
 
-export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean }): Promise<void> {
+export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean; customer?: number }): Promise<void> {
   const json = options.json === true;
   const heard = new Map<string, Heard>();
   let reporter: StepReporter | undefined;
@@ -69,14 +69,15 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
     checkWait('--window', seconds);
     const report = await askDaemon<WindowReport>(
       options,
-      { type: 'window', seconds },
+      { type: 'window', seconds, ...(options.customer === undefined ? {} : { customerId: options.customer }) },
       {
         timeoutMs: seconds * 1000 + CLIENT_GUARD_MS,
         onConnect() {
           if (json) return;
           reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
           disarm = cancelOnInterrupt(reporter, 'cancelled; the pairing window is closed (see `panic-pair devices`)');
-          reporter.step(`Pairing window open for ${seconds} s — press each button to link it`);
+          const whose = options.customer === undefined ? '' : ` to customer ${options.customer}`;
+          reporter.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
         },
         onProgress(progress) {
           if (progress.step === 'retrying' && progress.wait) reporter?.note(`… ${progress.deviceId}: ${waitText(progress.wait)}`);
@@ -84,7 +85,7 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
           heard.set(progress.deviceId, { source: progress.source ?? known.source, rssi: progress.rssi ?? known.rssi });
         },
         onOutcome(outcome) {
-          reporter?.note(outcomeLine(outcome, heard));
+          reporter?.note(outcomeLine(outcome, heard, options.customer));
         },
       },
     );

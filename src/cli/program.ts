@@ -17,6 +17,13 @@ export function buildProgram(): Command {
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number of seconds');
     return n;
   };
+  const customer = (value: string): number => {
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+      throw new InvalidArgumentError('expected a customer id, an integer (see `panic-pair household`)');
+    }
+    return n;
+  };
   const program = new Command('panic-pair')
     .description('Pairs panic buttons found over BLE or MQTT with the hub\'s customer through panic-api v2')
     .showHelpAfterError('(run with --help for usage)')
@@ -41,8 +48,16 @@ export function buildProgram(): Command {
       .argument('[deviceId]', 'the button to link, as `scan` shows it')
       .option('--window <seconds>', 'link every matching button seen in the next S seconds', seconds)
       .option('--timeout <seconds>', 'give up when the button is not linked within S seconds (default 120)', seconds)
+      .option('--customer <id>', "link to this customer of the household (`panic-pair household`); default the hub's customer", customer)
       .option('--json', 'print one JSON document on stdout'),
   ).action(async (deviceId, options) => (await import('./commands/pair.js')).pairCommand(deviceId, options));
+
+  withClientOptions(
+    program
+      .command('household')
+      .description("the customers this hub may link buttons to (the hub's customer and those on its active subscriptions)")
+      .option('--json', 'print JSON'),
+  ).action(async (options) => (await import('./commands/household.js')).householdCommand(options));
 
   withClientOptions(
     program.command('status').description('is the daemon healthy? exit 0 healthy, 1 degraded').option('--json', 'print JSON'),

@@ -114,6 +114,7 @@ function assemble(s: Settings, lookup: Lookup, file: ConfigFile | undefined): Co
     mqttPrefix: s.mqttPrefix,
     mqttBleGateways: s.mqttBleGateways,
     zigbee2mqttPrefix: s.zigbee2mqttPrefix,
+    homeAssistant: s.homeAssistant ? { prefix: s.homeAssistantPrefix } : undefined,
     ble: s.ble,
     hciDevice: s.hciDevice,
     bleReplay: s.bleReplay,

@@ -39,6 +39,8 @@ export interface Config {
   mqttPrefix: string;
   mqttBleGateways?: string;
   zigbee2mqttPrefix?: string;
+  /** Undefined when PANIC_PAIR_HOMEASSISTANT is off. */
+  homeAssistant?: { prefix: string };
   ble: BleMode;
   hciDevice: number;
   bleReplay?: string;
@@ -53,7 +55,7 @@ export interface Config {
 
 const form = <K extends keyof typeof SETTINGS>(key: K): string => SETTINGS[key].form;
 
-function topic(key: 'mqttPrefix' | 'zigbee2mqttPrefix' | 'mqttBleGateways', problemOf: (t: string) => string | undefined) {
+function topic(key: 'mqttPrefix' | 'zigbee2mqttPrefix' | 'mqttBleGateways' | 'homeAssistantPrefix', problemOf: (t: string) => string | undefined) {
   return text(form(key)).superRefine((value, ctx) => {
     const problem = problemOf(value);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${problem}; expected ${form(key)}` });
@@ -78,6 +80,8 @@ export const settingsSchema = z
     mqttPrefix: topic('mqttPrefix', topicPrefixProblem),
     mqttBleGateways: topic('mqttBleGateways', topicFilterProblem).optional(),
     zigbee2mqttPrefix: topic('zigbee2mqttPrefix', topicPrefixProblem).optional(),
+    homeAssistant: yesNo(form('homeAssistant')),
+    homeAssistantPrefix: topic('homeAssistantPrefix', topicPrefixProblem),
     ble: oneOf(BLE_MODES, form('ble')),
     hciDevice: integer(form('hciDevice'), 0, 1023),
     bleReplay: path(form('bleReplay')).optional(),
@@ -95,6 +99,9 @@ export const settingsSchema = z
       if (settings[key] !== undefined && settings.mqttUrl === undefined) {
         ctx.addIssue({ code: 'custom', path: [key], message: `needs ${SETTINGS.mqttUrl.env}: the adapter listens on the broker` });
       }
+    }
+    if (settings.homeAssistant && settings.mqttUrl === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['homeAssistant'], message: `needs ${SETTINGS.mqttUrl.env}: Home Assistant discovery goes through the broker` });
     }
   });
 

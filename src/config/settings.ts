@@ -143,6 +143,22 @@ export const SETTINGS = {
     form: 'the Zigbee2MQTT base topic, without wildcards or / at either end, e.g. zigbee2mqtt',
     defaultText: 'none (off)',
   },
+  homeAssistant: {
+    env: 'PANIC_PAIR_HOMEASSISTANT',
+    fileKey: 'homeAssistant',
+    flag: '--home-assistant',
+    form: 'true or false (or 1 or 0); true: the hub and its buttons appear in Home Assistant through MQTT discovery',
+    default: false,
+    defaultText: 'false',
+  },
+  homeAssistantPrefix: {
+    env: 'PANIC_PAIR_HOMEASSISTANT_PREFIX',
+    fileKey: 'homeAssistantPrefix',
+    flag: '--home-assistant-prefix',
+    form: "Home Assistant's MQTT discovery prefix, without wildcards or / at either end, e.g. homeassistant",
+    default: 'homeassistant',
+    defaultText: 'homeassistant',
+  },
   ble: {
     env: 'PANIC_PAIR_BLE',
     fileKey: 'ble',

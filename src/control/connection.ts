@@ -41,8 +41,15 @@ async function dispatch(
       return handlers.scan(request.seconds, signal);
     case 'forget':
       return handlers.forget(request.deviceId);
+    case 'household':
+      return handlers.household();
     case 'pair': {
-      const outcome = await handlers.pair(request.deviceId, { timeoutMs: request.timeoutMs, signal, onProgress });
+      const outcome = await handlers.pair(request.deviceId, {
+        timeoutMs: request.timeoutMs,
+        signal,
+        onProgress,
+        ...(request.customerId === undefined ? {} : { customerId: request.customerId }),
+      });
       if (!outcome.ok) throw new PanicPairError(outcome.kind, outcome.message);
       return outcome;
     }
@@ -51,6 +58,7 @@ async function dispatch(
         signal,
         onProgress,
         onOutcome: (outcome) => send({ type: 'outcome', outcome }),
+        ...(request.customerId === undefined ? {} : { customerId: request.customerId }),
       });
   }
 }

@@ -1,6 +1,7 @@
 import type { StatusReport } from '../daemon/status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { LinkOutcome, PairProgress, ScanEntry, WindowReport } from '../pairing/types.js';
+import type { HouseholdEntry } from '../pairing/customer-gates.js';
 
 // What the daemon answers on the control socket. The server knows the wire, the daemon knows
 // the answers: each request type maps to one of these. `signal` aborts when the client goes away
@@ -13,11 +14,18 @@ export interface ControlHandlers {
   /** An outcome with ok:false reaches the client as an error line of its kind. */
   pair(
     deviceId: string,
-    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void },
+    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void; customerId?: number },
   ): Promise<LinkOutcome>;
   /** Every outcome, linked or not, reaches the client as it happens; the report closes the call. */
   window(
     seconds: number,
-    options: { signal: AbortSignal; onProgress(progress: PairProgress): void; onOutcome(outcome: LinkOutcome): void },
+    options: {
+      signal: AbortSignal;
+      onProgress(progress: PairProgress): void;
+      onOutcome(outcome: LinkOutcome): void;
+      customerId?: number;
+    },
   ): Promise<WindowReport>;
+  /** CONTRACT.md section 10: the customers this hub may link to, each entitled now or not. */
+  household(): Promise<HouseholdEntry[]>;
 }

@@ -13,8 +13,11 @@ export type ControlRequest =
   | { type: 'devices' }
   | { type: 'scan'; seconds: number }
   | { type: 'forget'; deviceId: string }
-  | { type: 'pair'; deviceId: string; timeoutMs: number }
-  | { type: 'window'; seconds: number };
+  /** `customerId`: a customer of the household (CONTRACT.md section 10); the hub's own when left out. */
+  | { type: 'pair'; deviceId: string; timeoutMs: number; customerId?: number }
+  | { type: 'window'; seconds: number; customerId?: number }
+  /** The household with each customer's entitlement now: an array of HouseholdEntry. */
+  | { type: 'household' };
 
 export type ControlReply =
   | { type: 'progress'; progress: PairProgress }

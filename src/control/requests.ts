@@ -11,6 +11,14 @@ function isPositiveWait(value: unknown, max: number): value is number {
 }
 
 const DEVICE_ID_RULE = 'a deviceId is 1 to 64 characters of A-Z a-z 0-9 . _ : -';
+const CUSTOMER_ID_RULE = '"customerId" must be an integer, a customer of the household';
+
+/** A request's optional customer: absent, or an integer (whether it is in the household is the engine's to say). */
+function customerOf(body: Record<string, unknown>): Validated<{ customerId?: number }> {
+  if (body.customerId === undefined) return { ok: true, value: {} };
+  if (!Number.isSafeInteger(body.customerId)) return { ok: false, message: CUSTOMER_ID_RULE };
+  return { ok: true, value: { customerId: body.customerId as number } };
+}
 
 /** Parses and checks one request line; the message of a refusal is for the person who sent it. */
 export function parseRequest(line: string): Validated<ControlRequest> {
@@ -26,22 +34,33 @@ export function parseRequest(line: string): Validated<ControlRequest> {
   switch (body.type) {
     case 'status':
     case 'devices':
+    case 'household':
       return { ok: true, value: { type: body.type } };
     case 'scan':
-    case 'window':
       if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
         return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
       }
       return { ok: true, value: { type: body.type, seconds: body.seconds } };
+    case 'window': {
+      if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
+        return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
+      }
+      const customer = customerOf(body);
+      if (!customer.ok) return customer;
+      return { ok: true, value: { type: 'window', seconds: body.seconds, ...customer.value } };
+    }
     case 'forget':
       if (!isValidDeviceId(body.deviceId)) return { ok: false, message: DEVICE_ID_RULE };
       return { ok: true, value: { type: 'forget', deviceId: body.deviceId } };
-    case 'pair':
+    case 'pair': {
       if (!isValidDeviceId(body.deviceId)) return { ok: false, message: DEVICE_ID_RULE };
       if (!isPositiveWait(body.timeoutMs, MAX_WAIT_SECONDS * 1000)) {
         return { ok: false, message: `"timeoutMs" must be a number above 0 and at most ${MAX_WAIT_SECONDS * 1000}` };
       }
-      return { ok: true, value: { type: 'pair', deviceId: body.deviceId, timeoutMs: body.timeoutMs } };
+      const customer = customerOf(body);
+      if (!customer.ok) return customer;
+      return { ok: true, value: { type: 'pair', deviceId: body.deviceId, timeoutMs: body.timeoutMs, ...customer.value } };
+    }
     default:
       return { ok: false, message: `unknown request type "${body.type.slice(0, 40)}"` };
   }

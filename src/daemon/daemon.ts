@@ -84,6 +84,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       pid: process.pid,
       startedAt,
       entitlement: engine.gate.state(),
+      household: engine.gates.householdIds(),
       token: engine.health.token,
       api: engine.health.lastError === undefined ? { state: engine.health.state } : { state: engine.health.state, lastError: engine.health.lastError },
       mqtt: mqtt?.state() ?? 'off',
@@ -110,6 +111,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       forget: (deviceId) => engine.forget(deviceId),
       pair: (deviceId, options) => engine.pair(deviceId, options),
       window: (seconds, options) => engine.openWindow(seconds, options),
+      household: () => engine.household(),
     },
   });
 

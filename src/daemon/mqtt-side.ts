@@ -6,8 +6,10 @@ import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
 import type { Sighting } from '../discovery/sighting.js';
 import type { Logger } from '../log/logger.js';
 import { connectMqtt } from '../mqtt/connection.js';
+import { startHomeAssistant } from '../mqtt/home-assistant.js';
 import { createStatePublisher } from '../mqtt/state-publisher.js';
 import type { PairingEngine } from '../pairing/engine.js';
+import { packageVersion } from '../version.js';
 import type { Counters } from './counters.js';
 
 export interface MqttSide {
@@ -31,6 +33,20 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
     publisher.entitlement(engine.gate.state());
     for (const record of engine.devices()) publisher.device(record);
   });
+  // Discovery configs depend on the store, not on states: they change when a button is added or forgotten.
+  const homeAssistant =
+    config.homeAssistant === undefined
+      ? undefined
+      : startHomeAssistant({
+          connection,
+          hub: { prefix: config.mqttPrefix, discoveryPrefix: config.homeAssistant.prefix, version: packageVersion() },
+          devices: () => engine.devices(),
+          logger,
+        });
+  if (homeAssistant !== undefined) {
+    engine.onDevice((record) => homeAssistant.deviceChanged(record));
+    engine.onForget((deviceId) => homeAssistant.forgotten(deviceId));
+  }
   const onSighting = (sighting: Sighting): void => engine.sighting(sighting);
   const sources = [startAnnounceSource({ connection, prefix: config.mqttPrefix, counters, logger, onSighting })];
   // Adapters for what other hub software publishes, each on when its setting is given.
@@ -45,6 +61,7 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
     state: () => connection.state(),
     close: () => {
       for (const source of sources) source.stop();
+      homeAssistant?.stop();
       return connection.close();
     },
   };

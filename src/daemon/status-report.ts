@@ -14,6 +14,8 @@ export interface StatusReport {
   problems: string[];
   customerId: number;
   entitled: boolean | null;
+  /** The customers this hub may link buttons to (CONTRACT.md section 10), the hub's own first. */
+  household: number[];
   entitlementCheckedAt?: string;
   token: TokenState;
   api: { state: 'unknown' | 'ok' | 'failing'; lastError?: string };

@@ -9,6 +9,8 @@ export interface StatusInputs {
   pid: number;
   startedAt: string;
   entitlement: EntitlementState;
+  /** CONTRACT.md section 10: the household's customer ids, the hub's first. */
+  household: number[];
   token: TokenState;
   api: StatusReport['api'];
   mqtt: StatusReport['mqtt'];
@@ -52,6 +54,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     problems,
     customerId: inputs.entitlement.customerId,
     entitled: inputs.entitlement.entitled,
+    household: inputs.household,
     token: inputs.token,
     api: inputs.api,
     mqtt: inputs.mqtt,

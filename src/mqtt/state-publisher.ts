@@ -15,7 +15,7 @@ export interface StatePublisher {
 export function createStatePublisher(connection: MqttConnection, prefix: string): StatePublisher {
   return {
     device(record) {
-      const payload: DeviceStatePayload = { state: record.state, at: record.updatedAt };
+      const payload: DeviceStatePayload = { state: record.state, customerId: record.customerId, at: record.updatedAt };
       if (record.linkId !== undefined) payload.linkId = record.linkId;
       connection.publishRetained(deviceTopic(prefix, record.deviceId), JSON.stringify(payload));
     },

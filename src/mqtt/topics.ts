@@ -18,6 +18,8 @@ export type StatusPayload = 'online' | 'offline';
 /** `<prefix>/devices/<deviceId>`, out, retained, on each state change. */
 export interface DeviceStatePayload {
   state: DeviceState;
+  /** Whose button (CONTRACT.md section 10): the hub's customer or one of its household. */
+  customerId: number;
   linkId?: number;
   /** ISO-8601 of the state change. */
   at: string;

@@ -10,6 +10,8 @@ import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
 import { decideLink, passesRssiFloor, type LinkTrigger } from './decisions.js';
 import { EntitlementGate } from './entitlement-gate.js';
+import { CustomerGates, type HouseholdEntry } from './customer-gates.js';
+import { belongsMessage, otherOwner } from './ownership.js';
 import { runLinkJob, type DeviceStore, type LinkJobContext } from './link-job.js';
 import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
@@ -46,6 +48,8 @@ interface Job {
   promise: Promise<LinkOutcome>;
   /** Asked for by an installer or left by a crash (not automatic pairing): retried in the background. */
   asked: boolean;
+  /** Whose button this job links (CONTRACT.md section 10). */
+  customerId: number;
   /** What started it, to start it again after a passing failure. */
   sighting: Sighting;
   step: PairStep;
@@ -72,9 +76,14 @@ export class PairingEngine {
   readonly #windows: PairingWindows;
   readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
   readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
+  readonly #forgetListeners = new Set<Listener<string>>();
   readonly #context: LinkJobContext;
   readonly health: ApiHealth;
   readonly gate: EntitlementGate;
+  /** The hub's gate and one for each household member asked for; see customer-gates.ts. */
+  readonly gates: CustomerGates;
+  /** Open pairing windows by the customer they link to: windows for two customers never overlap. */
+  readonly #windowCustomers = new Map<number, number>();
   #closing = false;
 
   constructor(options: EngineOptions) {
@@ -90,7 +99,7 @@ export class PairingEngine {
       retry: (target) => {
         if (this.#closing || this.#jobs.has(target.deviceId)) return 'later';
         if (this.record(target.deviceId)?.state === 'linked') return 'done';
-        void this.#start({ ...target, at: this.#clock() }, true).promise.then((outcome) => this.#logAutomatic(outcome));
+        void this.#start({ ...target, at: this.#clock() }, true, target.customerId).promise.then((outcome) => this.#logAutomatic(outcome));
         return 'started';
       },
     });
@@ -104,13 +113,26 @@ export class PairingEngine {
       health: this.health,
       onChange: (state) => this.#notify(this.#entitlementListeners, state),
     });
+    this.gates = new CustomerGates({
+      hubCustomerId: options.customerId,
+      hub: this.gate,
+      gateFor: (customerId) =>
+        new EntitlementGate({
+          api: options.api,
+          customerId,
+          ttlMs: options.entitlementTtlMs,
+          clock: this.#clock,
+          wallClock: this.#wallClock,
+          health: this.health,
+          onChange: () => {},
+        }),
+    });
     this.#context = {
-      customerId: options.customerId,
       record: (deviceId) => this.record(deviceId),
       defaultDeviceTypeId: options.defaultDeviceTypeId,
       api: options.api,
       store: options.store,
-      gate: this.gate,
+      gates: this.gates,
       health: this.health,
       // Twice the request slots: enough written ahead to cover a write that takes longer than
       // a request (an SD card, a busy disk), few enough that a burst never leaves many `linking`.
@@ -130,6 +152,11 @@ export class PairingEngine {
 
   onEntitlement(listener: Listener<EntitlementState>): void {
     this.#entitlementListeners.add(listener);
+  }
+
+  /** Hears the id of each device removed from the store by `forget`. */
+  onForget(listener: Listener<string>): void {
+    this.#forgetListeners.add(listener);
   }
 
   /** The hot path: every valid sighting from every source. */
@@ -152,6 +179,8 @@ export class PairingEngine {
         ? 'auto'
         : undefined;
     if (trigger === undefined) return;
+    // Only the installer chooses a customer: a window's, else the hub's. Nothing in the sighting does.
+    const customerId = trigger === 'window' ? this.#windowCustomer() : this.#options.customerId;
     const decision = decideLink({
       record: this.record(sighting.deviceId),
       busy: this.#jobs.has(sighting.deviceId),
@@ -161,31 +190,40 @@ export class PairingEngine {
       now,
     });
     if (!decision.link) return;
-    const job = this.#start(sighting, trigger === 'window');
+    if (otherOwner(this.record(sighting.deviceId), customerId) !== undefined) return;
+    const job = this.#start(sighting, trigger === 'window', customerId);
     if (trigger === 'window') this.#windows.adopt(this.#throughWindowOutages(job), now);
     else void job.promise.then((outcome) => this.#logAutomatic(outcome));
   }
 
-  /** `pair <deviceId>`: link this button as soon as it is seen (at once if seen just now). */
+  /**
+   * `pair <deviceId> [--customer N]`: link this button to N (the hub's customer when not given) as
+   * soon as it is seen (at once if seen just now). N other than the hub's customer is checked
+   * before waiting: in the household and entitled by its own list (customer-gates.ts).
+   */
   async pair(
     deviceId: string,
-    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void },
+    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void; customerId?: number },
   ): Promise<LinkOutcome> {
     this.#refuseWhenClosing();
-    const record = this.record(deviceId);
-    if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
-
+    const customerId = options.customerId ?? this.#options.customerId;
     const timeout = timeoutSignal(options.timeoutMs, options.signal);
     try {
+      const record = this.record(deviceId);
+      if (record !== undefined && otherOwner(record, customerId) !== undefined) throw new PanicPairError('failure', belongsMessage(record, customerId));
+      if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
+      if (customerId !== this.#options.customerId) await this.gates.require(customerId);
       const running = this.#jobs.get(deviceId);
       const sighting =
         running === undefined
-          ? (this.#recentSighting(deviceId) ?? (await this.#waitForSighting(deviceId, timeout.signal, options.onProgress)))
+          ? (this.#recentSighting(deviceId) ?? (await this.#waitForSighting(deviceId, timeout.signal, options.onProgress, customerId)))
           : undefined;
-      const job = this.#jobs.get(deviceId) ?? (sighting ? this.#start(sighting, true) : undefined);
+      const job = this.#jobs.get(deviceId) ?? (sighting ? this.#start(sighting, true, customerId) : undefined);
       if (job === undefined) throw new PanicPairError('failure', `no link job for ${deviceId}`);
+      if (job.customerId !== customerId) {
+        throw new PanicPairError('failure', `${deviceId} is being linked to customer ${job.customerId} right now, not ${customerId}; a button is linked to one customer only`);
+      }
       job.asked = true;
-      const customerId = this.#options.customerId;
       const progress = (step: PairStep, wait?: OutageWait): void =>
         options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting), ...(wait ? { wait } : {}) });
       return await this.#throughOutages(job, {
@@ -204,13 +242,35 @@ export class PairingEngine {
     }
   }
 
-  /** `pair --window S`: link every strong, unlinked button seen until it closes. */
+  /**
+   * `pair --window S [--customer N]`: link every strong, unlinked button seen until it closes, to N
+   * (the hub's customer when not given). Refused while a window for another customer is open: a
+   * sighting must never have two customers to choose from.
+   */
   async openWindow(
     seconds: number,
-    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void },
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void; customerId?: number },
   ): Promise<WindowReport> {
     this.#refuseWhenClosing();
-    return this.#windows.open(seconds * 1000, options);
+    const customerId = options.customerId ?? this.#options.customerId;
+    this.#refuseOtherWindow(customerId);
+    if (customerId !== this.#options.customerId) {
+      await this.gates.require(customerId);
+      this.#refuseOtherWindow(customerId); // one may have opened while the API was asked
+    }
+    this.#windowCustomers.set(customerId, (this.#windowCustomers.get(customerId) ?? 0) + 1);
+    try {
+      return await this.#windows.open(seconds * 1000, options);
+    } finally {
+      const left = (this.#windowCustomers.get(customerId) ?? 1) - 1;
+      if (left > 0) this.#windowCustomers.set(customerId, left);
+      else this.#windowCustomers.delete(customerId);
+    }
+  }
+
+  /** `panic-pair household`: the customers this hub may link buttons to, each entitled now or not. */
+  household(): Promise<HouseholdEntry[]> {
+    return this.gates.household();
   }
 
   async forget(deviceId: string): Promise<{ removed: boolean }> {
@@ -220,7 +280,9 @@ export class PairingEngine {
     this.#unsaved.delete(deviceId);
     this.#lastFailure.delete(deviceId);
     this.#retries.cancel(deviceId);
-    return { removed: await this.#options.store.remove(deviceId) };
+    const removed = await this.#options.store.remove(deviceId);
+    if (removed) this.#notify(this.#forgetListeners, deviceId);
+    return { removed };
   }
 
   /** The store's record, with links the store failed to record laid over it. */
@@ -256,7 +318,9 @@ export class PairingEngine {
     this.#options.logger.warn({ devices: interrupted.map((r) => r.deviceId) }, 'finishing links interrupted by a restart');
     const outcomes = await Promise.all(
       interrupted.map((record) =>
-        this.#start({ deviceId: record.deviceId, source: record.source, deviceTypeId: record.deviceTypeId, at: this.#clock() }, true).promise,
+        // The record's own customer: a crash never moves a button to someone else.
+        this.#start({ deviceId: record.deviceId, source: record.source, deviceTypeId: record.deviceTypeId, at: this.#clock() }, true, record.customerId)
+          .promise,
       ),
     );
     outcomes.forEach((outcome) => this.#logAutomatic(outcome));
@@ -304,15 +368,15 @@ export class PairingEngine {
     return Promise.race([settled, bound]);
   }
 
-  #start(sighting: Sighting, asked: boolean): Job {
+  #start(sighting: Sighting, asked: boolean, customerId: number): Job {
     const existing = this.#jobs.get(sighting.deviceId);
     if (existing !== undefined) return existing;
-    const job: Job = { asked, sighting, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
+    const job: Job = { asked, customerId, sighting, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
     const step = (next: PairStep): void => {
       job.step = next;
       for (const listener of job.listeners) listener(next);
     };
-    const target = { deviceId: sighting.deviceId, source: sighting.source, deviceTypeId: sighting.deviceTypeId };
+    const target = { deviceId: sighting.deviceId, source: sighting.source, deviceTypeId: sighting.deviceTypeId, customerId };
     job.promise = runLinkJob(this.#context, target, step)
       .catch((error: unknown): LinkOutcome => ({ ok: false, deviceId: target.deviceId, kind: 'failure', message: messageOf(error) }))
       .then((outcome) => {
@@ -362,7 +426,7 @@ export class PairingEngine {
       await abortableDelay(inMs, options.signal);
       if (options.signal.aborted) throw reasonOf(options.signal, () => options.onTimeout(last));
       if (this.#closing) return outcome;
-      const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true);
+      const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true, job.customerId);
       next.asked = true;
       job = next;
     }
@@ -392,8 +456,25 @@ export class PairingEngine {
     return { deviceId, source: seen.source, rssi: seen.rssi, deviceTypeId: seen.deviceTypeId, at: seen.lastSeen };
   }
 
-  #waitForSighting(deviceId: string, signal: AbortSignal, onProgress: (progress: PairProgress) => void): Promise<Sighting> {
-    onProgress({ deviceId, step: 'waiting', customerId: this.#options.customerId });
+  #refuseOtherWindow(customerId: number): void {
+    const other = [...this.#windowCustomers.keys()].find((open) => open !== customerId);
+    if (other === undefined) return;
+    throw new PanicPairError('failure', `a pairing window for customer ${other} is open; wait for it to close before opening one for customer ${customerId}`);
+  }
+
+  /** The customer of the open windows (one at a time, see openWindow). */
+  #windowCustomer(): number {
+    for (const customerId of this.#windowCustomers.keys()) return customerId;
+    return this.#options.customerId;
+  }
+
+  #waitForSighting(
+    deviceId: string,
+    signal: AbortSignal,
+    onProgress: (progress: PairProgress) => void,
+    customerId: number,
+  ): Promise<Sighting> {
+    onProgress({ deviceId, step: 'waiting', customerId });
     return new Promise<Sighting>((resolve, reject) => {
       const waiters = this.#waiters.get(deviceId) ?? new Set<Listener<Sighting>>();
       this.#waiters.set(deviceId, waiters);

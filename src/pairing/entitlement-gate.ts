@@ -1,4 +1,5 @@
 import { isEntitled } from '../api/entitlement.js';
+import { householdOf, hubAlone, type HouseholdMember } from '../api/household.js';
 import type { PanicApi } from '../api/types.js';
 import { PanicPairError } from '../errors.js';
 import type { ApiHealth } from './api-health.js';
@@ -22,6 +23,8 @@ export class EntitlementGate {
   #state: EntitlementState;
   #inFlight: Promise<EntitlementState> | undefined;
   #lastError: unknown;
+  /** CONTRACT.md section 10, learned from the same answer: this customer alone until one is read. */
+  #household: HouseholdMember[];
 
   constructor(options: {
     api: PanicApi;
@@ -40,10 +43,22 @@ export class EntitlementGate {
     this.#health = options.health;
     this.#onChange = options.onChange;
     this.#state = { customerId: options.customerId, entitled: null };
+    this.#household = hubAlone(options.customerId);
   }
 
   state(): EntitlementState {
     return this.#state;
+  }
+
+  /** The household as the last answer gave it; the customer alone after an error or none. */
+  household(): readonly HouseholdMember[] {
+    return this.#household;
+  }
+
+  /** The state, asking the API only when no positive answer is fresh; never throws. */
+  async fresh(): Promise<EntitlementState> {
+    if (entitlementIsFresh(this.#lastPositiveAt, this.#clock(), this.#ttlMs)) return this.#state;
+    return this.check();
   }
 
   /** Resolves when the customer is entitled now; otherwise throws an error whose kind says why. */
@@ -77,11 +92,13 @@ export class EntitlementGate {
       const entitled = isEntitled(this.#customerId, subscriptions);
       this.#lastPositiveAt = entitled ? checkedAt : undefined;
       this.#lastError = undefined;
+      this.#household = householdOf(this.#customerId, subscriptions);
       next = { customerId: this.#customerId, entitled, checkedAt: stamp };
     } catch (error) {
       this.#health.failed(error);
       this.#lastPositiveAt = undefined;
       this.#lastError = error;
+      this.#household = hubAlone(this.#customerId);
       const message = error instanceof Error ? error.message : String(error);
       // A 404 is an answer (the customer is unknown: not entitled); anything else leaves it unknown.
       const answered = error instanceof PanicPairError && error.kind === 'customer-not-found';

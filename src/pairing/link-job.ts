@@ -5,7 +5,8 @@ import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { ApiHealth } from './api-health.js';
 import { linkedRecord, linkingRecord, unlinkedRecord } from './decisions.js';
-import type { EntitlementGate } from './entitlement-gate.js';
+import type { CustomerGates } from './customer-gates.js';
+import { belongsMessage, otherOwner } from './ownership.js';
 import type { RequestSlots } from '../api/request-slots.js';
 import type { LinkOutcome, PairStep } from './types.js';
 
@@ -20,13 +21,13 @@ export interface DeviceStore {
 }
 
 export interface LinkJobContext {
-  customerId: number;
   /** The device's record as the engine knows it: the store, with links it failed to record laid over. */
   record(deviceId: string): DeviceRecord | undefined;
   defaultDeviceTypeId: number | undefined;
   api: PanicApi;
   store: DeviceStore;
-  gate: EntitlementGate;
+  /** Entitlement of the hub's customer and of its household (CONTRACT.md sections 4 and 10). */
+  gates: CustomerGates;
   health: ApiHealth;
   /** Jobs writing their `linking` record or waiting for a request slot. */
   staging: RequestSlots;
@@ -46,6 +47,8 @@ export interface LinkTarget {
   deviceId: string;
   source: string;
   deviceTypeId: number | undefined;
+  /** Whose button: the installer's choice or the record's own, never a sighting's. */
+  customerId: number;
 }
 
 /**
@@ -57,10 +60,10 @@ export async function runLinkJob(
   target: LinkTarget,
   step: (step: PairStep) => void,
 ): Promise<LinkOutcome> {
-  const { deviceId } = target;
+  const { deviceId, customerId } = target;
   try {
     step('checking');
-    await context.gate.require();
+    await context.gates.require(customerId);
   } catch (error) {
     return failure(deviceId, error);
   }
@@ -74,13 +77,17 @@ export async function runLinkJob(
   let linking: DeviceRecord;
   try {
     const existing = context.record(deviceId);
+    if (existing !== undefined && otherOwner(existing, customerId) !== undefined) {
+      staged();
+      return { ok: false, deviceId, kind: 'failure', message: belongsMessage(existing, customerId) };
+    }
     if (existing?.state === 'linked') {
       staged();
       return { ok: true, record: existing, alreadyLinked: true };
     }
     linking = linkingRecord({
       deviceId,
-      customerId: context.customerId,
+      customerId,
       source: target.source,
       deviceTypeId: target.deviceTypeId ?? existing?.deviceTypeId ?? context.defaultDeviceTypeId,
       now: context.clock(),
@@ -94,7 +101,7 @@ export async function runLinkJob(
   }
   const release = await context.slots.acquire();
   staged();
-  const request = { customerId: context.customerId, deviceId, ...optional('deviceTypeId', linking.deviceTypeId) };
+  const request = { customerId, deviceId, ...optional('deviceTypeId', linking.deviceTypeId) };
   const linking$ = context.api.linkDevice(request);
   // The request leaves first; telling the world (retained MQTT state, logs, the CLI) comes after,
   // so that none of it sits between the durable `linking` record and the POST.

@@ -44,6 +44,23 @@ export const DEFAULT_SEED: Seed = {
   customers: [{ id: DEFAULT_SEED_CUSTOMER_ID, subscriptions: [{ id: 1, subscriptionTypeId: 1, status: 'active', dependantCustomerIds: [] }] }],
 };
 
+/** The demo's household: customer 42 holds a subscription with a dependant, 43, who has a list of its own. */
+export const DEMO_DEPENDANT_CUSTOMER_ID = 43;
+export const DEMO_HOUSEHOLD_SEED: Seed = {
+  customers: [
+    {
+      id: DEFAULT_SEED_CUSTOMER_ID,
+      subscriptions: [{ id: 1, subscriptionTypeId: 1, status: 'active', dependantCustomerIds: [DEMO_DEPENDANT_CUSTOMER_ID] }],
+    },
+    {
+      id: DEMO_DEPENDANT_CUSTOMER_ID,
+      subscriptions: [
+        { id: 1, customerId: DEFAULT_SEED_CUSTOMER_ID, subscriptionTypeId: 1, status: 'active', dependantCustomerIds: [DEMO_DEPENDANT_CUSTOMER_ID] },
+      ],
+    },
+  ],
+};
+
 function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'it does not match the seed format';

@@ -100,7 +100,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     const bodyText = match.route === 'link' ? await readBody(request) : '';
     const check = match.route === 'link' && bodyText !== undefined ? checkLinkBody(bodyText) : undefined;
     const deviceId = check?.ok ? check.body.deviceId : check?.deviceId;
-    if (deviceId !== undefined) stats.post(deviceId);
+    if (deviceId !== undefined) stats.post(deviceId, check?.ok ? check.body.customerId : undefined);
 
     // An API with 20 ms of latency answers 20 ms after the request reached it: the time spent
     // reading the body is part of those 20 ms, not added to them.

@@ -7,6 +7,8 @@ export interface SimulatorStats {
   subscriptionGets: number;
   /** `POST /devices` requests per `deviceId` the body carried, whatever the answer. */
   postsByDevice: Record<string, number>;
+  /** The `customerId` of each valid `POST /devices` body per `deviceId`, in order: whose button each asked for. */
+  customersByDevice: Record<string, number[]>;
   /** Successful links. */
   links: number;
   /** API requests being handled right now. */
@@ -15,12 +17,13 @@ export interface SimulatorStats {
   maxInFlight: number;
 }
 
-type Counts = Omit<SimulatorStats, 'postsByDevice'>;
+type Counts = Omit<SimulatorStats, 'postsByDevice' | 'customersByDevice'>;
 
 export class StatsCounter {
   #stats: Counts = StatsCounter.#empty();
   // A Map, not an object: a deviceId such as "__proto__" must count like any other.
   #posts = new Map<string, number>();
+  #customers = new Map<string, number[]>();
 
   static #empty(): Counts {
     return {
@@ -37,6 +40,7 @@ export class StatsCounter {
     const inFlight = this.#stats.inFlight;
     this.#stats = { ...StatsCounter.#empty(), inFlight, maxInFlight: inFlight };
     this.#posts = new Map();
+    this.#customers = new Map();
   }
 
   /** Counts a request in; the returned function counts it out (once). */
@@ -54,8 +58,9 @@ export class StatsCounter {
     };
   }
 
-  post(deviceId: string): void {
+  post(deviceId: string, customerId?: number): void {
     this.#posts.set(deviceId, (this.#posts.get(deviceId) ?? 0) + 1);
+    if (customerId !== undefined) this.#customers.set(deviceId, [...(this.#customers.get(deviceId) ?? []), customerId]);
   }
 
   linked(): void {
@@ -63,6 +68,10 @@ export class StatsCounter {
   }
 
   snapshot(): SimulatorStats {
-    return { ...structuredClone(this.#stats), postsByDevice: Object.fromEntries(this.#posts) };
+    return {
+      ...structuredClone(this.#stats),
+      postsByDevice: Object.fromEntries(this.#posts),
+      customersByDevice: Object.fromEntries([...this.#customers].map(([deviceId, customers]) => [deviceId, [...customers]])),
+    };
   }
 }

@@ -107,9 +107,9 @@ describe('devices', () => {
   it('a table, one row a device', async () => {
     devices = SAMPLE_DEVICES;
     const lines = (await run('devices')).stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^DEVICE +STATE +SOURCE +LINK +LINKED\/UPDATED +ERROR$/);
-    expect(lines[1]).toMatch(/^7F3A9C +linked +ble +17 +2025-03-01T10:00:00.000Z$/);
-    expect(lines[2]).toMatch(/^B2 +rejected +mqtt +- +2025-03-01T10:05:00.000Z +the API rejected the link/);
+    expect(lines[0]).toMatch(/^DEVICE +STATE +CUSTOMER +SOURCE +LINK +LINKED\/UPDATED +ERROR$/);
+    expect(lines[1]).toMatch(/^7F3A9C +linked +42 +ble +17 +2025-03-01T10:00:00.000Z$/);
+    expect(lines[2]).toMatch(/^B2 +rejected +42 +mqtt +- +2025-03-01T10:05:00.000Z +the API rejected the link/);
   });
 
   it('an empty store says so', async () => {

@@ -109,6 +109,7 @@ describe('pair <deviceId>', () => {
       ok: true,
       deviceId: '7F3A9C',
       state: 'linked',
+      customerId: 42,
       linkId: 17,
       linkedAt: '2025-03-01T10:00:00.000Z',
       alreadyLinked: false,

@@ -18,6 +18,7 @@ export function sampleStatus(healthy = true): StatusReport {
     problems: healthy ? [] : ['the API refused the token (401)'],
     customerId: 42,
     entitled: healthy ? true : null,
+    household: [42],
     token: healthy ? 'accepted' : 'refused',
     api: healthy ? { state: 'ok' } : { state: 'failing', lastError: '401 Unauthorized' },
     mqtt: 'connected',
@@ -72,6 +73,7 @@ export function fakeHandlers(overrides: Partial<ControlHandlers> = {}): ControlH
     forget: async (deviceId) => ({ removed: deviceId === '7F3A9C' }),
     pair: async (deviceId) => ({ ok: true, record: linkedRecord(deviceId, 17), alreadyLinked: false }),
     window: async () => sampleWindow(),
+    household: async () => [{ customerId: 42, entitled: true, role: 'hub' }],
     ...overrides,
   };
 }

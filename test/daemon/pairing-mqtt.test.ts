@@ -36,7 +36,7 @@ describe('retained state on the broker', () => {
       () => watcher.payloads(`${hub.prefix}/devices/RET-A`).map((text) => JSON.parse(text) as Record<string, unknown>).find((payload) => payload.state === 'linked'),
       { what: 'the linked state of RET-A' },
     );
-    expect(device).toEqual({ state: 'linked', linkId, at: expect.stringMatching(ISO) });
+    expect(device).toEqual({ state: 'linked', customerId: 42, linkId, at: expect.stringMatching(ISO) });
 
     // A client that comes later gets the same state from the broker's retained copy.
     const late = await observe(hub.broker.url, `${hub.prefix}/devices/RET-A`);

@@ -45,8 +45,8 @@ describe('createStatePublisher', () => {
     await reader.close();
     const byTopic = Object.fromEntries(reader.messages.map((message) => [message.topic, message]));
     expect(reader.messages.every((message) => message.retain)).toBe(true);
-    expect(JSON.parse(byTopic['hub/devices/7F3A9C']!.payload)).toStrictEqual({ state: 'linked', linkId: 901, at: '2025-03-01T12:00:01.000Z' });
-    expect(JSON.parse(byTopic['hub/devices/BTN:2']!.payload)).toStrictEqual({ state: 'linking', at: '2025-03-01T12:00:00.000Z' });
+    expect(JSON.parse(byTopic['hub/devices/7F3A9C']!.payload)).toStrictEqual({ state: 'linked', customerId: 42, linkId: 901, at: '2025-03-01T12:00:01.000Z' });
+    expect(JSON.parse(byTopic['hub/devices/BTN:2']!.payload)).toStrictEqual({ state: 'linking', customerId: 42, at: '2025-03-01T12:00:00.000Z' });
     expect(JSON.parse(byTopic['hub/entitlement']!.payload)).toStrictEqual({ customerId: 42, entitled: true, checkedAt: '2025-03-01T11:59:59.000Z' });
   });
 

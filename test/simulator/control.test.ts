@@ -19,6 +19,7 @@ describe('/__simulator/ test controls', () => {
       requests: { link: 1, subscriptions: 1 },
       subscriptionGets: 1,
       postsByDevice: { A: 1 },
+      customersByDevice: { A: [42] },
       links: 1,
       inFlight: 0,
       maxInFlight: 1,

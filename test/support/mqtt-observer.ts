@@ -5,6 +5,8 @@ export interface ObservedMessage {
   payload: string;
   /** True when the broker delivered it as a stored retained message. */
   retain: boolean;
+  /** The QoS the broker delivered it with (at most the observer's subscription, QoS 1). */
+  qos: number;
 }
 
 export interface MqttObserver {
@@ -21,7 +23,7 @@ export async function observe(url: string, filter: string | string[]): Promise<M
   const client = await connectAsync(url, { reconnectPeriod: 100, clean: true });
   const messages: ObservedMessage[] = [];
   client.on('message', (topic, payload, packet) => {
-    messages.push({ topic, payload: payload.toString(), retain: packet.retain });
+    messages.push({ topic, payload: payload.toString(), retain: packet.retain, qos: packet.qos });
   });
   await client.subscribeAsync(filter, { qos: 1 });
   return {

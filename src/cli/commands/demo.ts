@@ -10,11 +10,13 @@ import type { StatusReport } from '../../daemon/status-report.js';
 import { startEmbeddedBroker } from '../../demo/embedded-broker.js';
 import { PanicPairError } from '../../errors.js';
 import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
-import { DEFAULT_SEED_CUSTOMER_ID, startSimulator } from '../../simulator/index.js';
+import { DEFAULT_SEED_CUSTOMER_ID, DEMO_DEPENDANT_CUSTOMER_ID, DEMO_HOUSEHOLD_SEED, startSimulator } from '../../simulator/index.js';
 import type { DeviceRecord } from '../../store/record.js';
 import { waitText } from '../../pairing/outage.js';
 
 const BUTTON = 'DEMO-7F3A9C';
+/** A second person's button, linked to the dependant on the hub customer's subscription. */
+const DEPENDANT_BUTTON = 'DEMO-2B4D6F';
 const PREFIX = 'panic-pair';
 const bin = fileURLToPath(new URL('../../../bin/panic-pair.js', import.meta.url));
 
@@ -30,9 +32,11 @@ export async function demoCommand(): Promise<void> {
   const token = randomBytes(18).toString('base64url');
   const cleanups: Array<() => Promise<void> | void> = [() => rmSync(dir, { recursive: true, force: true })];
   try {
-    const simulator = await startSimulator({ port: 0, token });
+    const simulator = await startSimulator({ port: 0, token, seed: DEMO_HOUSEHOLD_SEED });
     cleanups.unshift(() => simulator.close());
-    say(`1. panic-api v2 simulator at ${simulator.url} (customer ${DEFAULT_SEED_CUSTOMER_ID}, one active subscription)`);
+    say(
+      `1. panic-api v2 simulator at ${simulator.url} (customer ${DEFAULT_SEED_CUSTOMER_ID}, one active subscription with dependant ${DEMO_DEPENDANT_CUSTOMER_ID})`,
+    );
 
     const broker = await startEmbeddedBroker();
     cleanups.unshift(() => broker.close());
@@ -61,27 +65,46 @@ export async function demoCommand(): Promise<void> {
     say(`3. pairing daemon running (pid ${status.pid}), state in ${dir}`);
 
     say(`4. asking the daemon to pair button ${BUTTON} (as \`panic-pair pair ${BUTTON}\` does)`);
-    const button = await startSimulatedButton(broker.url);
-    cleanups.unshift(() => button.stop());
-    const outcome = await callDaemon<LinkOutcome>(
-      socketPath,
-      { type: 'pair', deviceId: BUTTON, timeoutMs: 30_000 },
-      { onProgress: (progress) => say(`   ${describe(progress)}`) },
-    );
-    if (!outcome.ok) throw new PanicPairError(outcome.kind, outcome.message);
-    button.stop();
+    await pairSimulated(socketPath, broker.url, BUTTON, undefined, cleanups);
+
+    const household = await callDaemon<Array<{ customerId: number; role: string }>>(socketPath, { type: 'household' });
+    say(`5. the household (\`panic-pair household\`): ${household.map((member) => `${member.customerId} (${member.role})`).join(', ')}`);
+    say(`   asking the daemon to pair a second button, ${DEPENDANT_BUTTON}, for the dependant (\`panic-pair pair ${DEPENDANT_BUTTON} --customer ${DEMO_DEPENDANT_CUSTOMER_ID}\`)`);
+    await pairSimulated(socketPath, broker.url, DEPENDANT_BUTTON, DEMO_DEPENDANT_CUSTOMER_ID, cleanups);
 
     const devices = await callDaemon<DeviceRecord[]>(socketPath, { type: 'devices' });
-    const record = devices.find((device) => device.deviceId === BUTTON);
-    say(`5. the store says: ${BUTTON} ${record?.state} to customer ${record?.customerId} as link ${record?.linkId} at ${record?.linkedAt}`);
+    say('6. the store says:');
+    for (const id of [BUTTON, DEPENDANT_BUTTON]) {
+      const record = devices.find((device) => device.deviceId === id);
+      say(`   ${id} ${record?.state} to customer ${record?.customerId} as link ${record?.linkId} at ${record?.linkedAt}`);
+    }
     say(`   the API saw ${simulator.stats().links} link request(s) and ${simulator.stats().subscriptionGets} subscription check(s)`);
 
     const exit = await stopChild(daemon);
-    say(`6. daemon stopped with SIGTERM (exit ${exit})`);
-    say(`Done: button ${BUTTON} is linked. On a hub, \`panic-pair pair <id>\` does the same with a real button.`);
+    say(`7. daemon stopped with SIGTERM (exit ${exit})`);
+    say(`Done: both buttons are linked, each to its own customer. On a hub, \`panic-pair pair <id>\` does the same with a real button.`);
   } finally {
     for (const cleanup of cleanups) await Promise.resolve(cleanup()).catch(() => undefined);
   }
+}
+
+/** Pairs one simulated button through the control socket, as `panic-pair pair` does, saying each step. */
+async function pairSimulated(
+  socketPath: string,
+  brokerUrl: string,
+  deviceId: string,
+  customerId: number | undefined,
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<void> {
+  const button = await startSimulatedButton(brokerUrl, deviceId);
+  cleanups.unshift(() => button.stop());
+  const outcome = await callDaemon<LinkOutcome>(
+    socketPath,
+    { type: 'pair', deviceId, timeoutMs: 30_000, ...(customerId === undefined ? {} : { customerId }) },
+    { onProgress: (progress) => say(`   ${describe(progress)}`) },
+  );
+  if (!outcome.ok) throw new PanicPairError(outcome.kind, outcome.message);
+  button.stop();
 }
 
 function describe(progress: PairProgress): string {
@@ -89,9 +112,9 @@ function describe(progress: PairProgress): string {
     case 'waiting':
       return `waiting for button ${progress.deviceId}: press it now (the simulated button announces itself over MQTT)`;
     case 'checking':
-      return `heard ${progress.deviceId} over ${progress.source ?? 'a source'}; checking the subscription`;
+      return `heard ${progress.deviceId} over ${progress.source ?? 'a source'}; checking the subscription of customer ${progress.customerId ?? DEFAULT_SEED_CUSTOMER_ID}`;
     case 'linking':
-      return `customer entitled; linking ${progress.deviceId} (POST /panic-api/v2/devices)`;
+      return `customer entitled; linking ${progress.deviceId} to customer ${progress.customerId ?? DEFAULT_SEED_CUSTOMER_ID} (POST /panic-api/v2/devices)`;
     case 'retrying':
       return progress.wait ? waitText(progress.wait) : `trying ${progress.deviceId} again`;
     case 'linked':
@@ -113,10 +136,10 @@ async function waitForDaemon(socketPath: string, daemon: ChildProcess): Promise<
 }
 
 /** A button pressed every half second: an announcement on `<prefix>/announce`. */
-async function startSimulatedButton(url: string): Promise<{ stop(): void }> {
+async function startSimulatedButton(url: string, deviceId: string): Promise<{ stop(): void }> {
   const { connectAsync } = await import('mqtt');
-  const client = await connectAsync(url, { clientId: 'panic-pair-demo-button' });
-  const press = (): void => void client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId: BUTTON, rssi: -52 }));
+  const client = await connectAsync(url, { clientId: `panic-pair-demo-${deviceId}` });
+  const press = (): void => void client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -52 }));
   const timer = setInterval(press, 500);
   press();
   let stopped = false;

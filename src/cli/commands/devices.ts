@@ -11,12 +11,13 @@ export function devicesTable(devices: readonly DeviceRecord[]): string {
     .map((device) => [
       device.deviceId,
       device.state,
+      String(device.customerId),
       device.source,
       device.linkId === undefined ? '-' : String(device.linkId),
       device.linkedAt ?? device.updatedAt,
       device.error ?? '',
     ]);
-  return table(['DEVICE', 'STATE', 'SOURCE', 'LINK', 'LINKED/UPDATED', 'ERROR'], rows);
+  return table(['DEVICE', 'STATE', 'CUSTOMER', 'SOURCE', 'LINK', 'LINKED/UPDATED', 'ERROR'], rows);
 }
 
 export async function devicesCommand(options: ClientOptions & { json?: boolean }): Promise<void> {

@@ -14,6 +14,8 @@ import { waitText, type OutageWait } from '../../pairing/outage.js';
 export interface PairOptions extends ClientOptions {
   window?: number;
   timeout?: number;
+  /** A customer of the household (CONTRACT.md section 10); the hub's own when left out. */
+  customer?: number;
   json?: boolean;
 }
 
@@ -41,15 +43,19 @@ export async function pairCommand(deviceId: string | undefined, options: PairOpt
   await pairDevice(deviceId, options);
 }
 
-function stepText(progress: PairProgress): string | undefined {
+/**
+ * `chosen`: the --customer given, if any; then every step says whose button it is (the hub's own
+ * customer is named at the checking step either way).
+ */
+function stepText(progress: PairProgress, chosen: number | undefined): string | undefined {
   const { customerId } = progress;
   switch (progress.step) {
     case 'waiting':
-      return `Waiting for button ${progress.deviceId} — press it now`;
+      return `Waiting for button ${progress.deviceId}${chosen === undefined ? '' : ` (customer ${chosen}'s button)`} — press it now`;
     case 'checking':
       return customerId === undefined ? 'Checking the subscription' : `Checking the subscription of customer ${customerId}`;
     case 'linking':
-      return `Linking ${progress.deviceId}`;
+      return `Linking ${progress.deviceId}${toCustomer(chosen)}`;
     case 'retrying':
       return progress.wait ? waitText(progress.wait) : `Trying ${progress.deviceId} again`;
     default:
@@ -59,6 +65,10 @@ function stepText(progress: PairProgress): string | undefined {
 
 function waitsOf(waits: OutageWait[]): { waits?: OutageWait[] } {
   return waits.length === 0 ? {} : { waits };
+}
+
+function toCustomer(customerId: number | undefined): string {
+  return customerId === undefined ? '' : ` to customer ${customerId}`;
 }
 
 function linkedOutcome(value: unknown, deviceId: string): LinkOutcome & { ok: true } {
@@ -87,12 +97,12 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     }
     const answer = await askDaemon<unknown>(
       options,
-      { type: 'pair', deviceId, timeoutMs },
+      { type: 'pair', deviceId, timeoutMs, ...(options.customer === undefined ? {} : { customerId: options.customer }) },
       {
         timeoutMs: timeoutMs + CLIENT_GUARD_MS,
         onProgress(progress) {
           if (progress.step === 'retrying' && progress.wait) waits.push(progress.wait);
-          const text = stepText(progress);
+          const text = stepText(progress, options.customer);
           // Each wait is news, even when it reads like the one before.
           if (!reporter || text === undefined || (text === current && progress.step !== 'retrying')) return;
           current = text;
@@ -103,11 +113,21 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     const { record, alreadyLinked } = linkedOutcome(answer, deviceId);
     const linkId = record.linkId ?? 'unknown';
     if (json) {
-      printJson({ ok: true, deviceId, state: record.state, linkId: record.linkId, linkedAt: record.linkedAt, alreadyLinked, ...waitsOf(waits) });
+      printJson({
+        ok: true,
+        deviceId,
+        state: record.state,
+        customerId: record.customerId,
+        linkId: record.linkId,
+        linkedAt: record.linkedAt,
+        alreadyLinked,
+        ...waitsOf(waits),
+      });
     } else if (alreadyLinked) {
-      reporter?.succeed(`${deviceId} is already linked (link ${linkId}${record.linkedAt ? `, since ${record.linkedAt}` : ''})`);
+      const since = record.linkedAt ? `, since ${record.linkedAt}` : '';
+      reporter?.succeed(`${deviceId} is already linked${toCustomer(options.customer)} (link ${linkId}${since})`);
     } else {
-      reporter?.succeed(`Linked ${deviceId} (link ${linkId})`);
+      reporter?.succeed(`Linked ${deviceId}${toCustomer(options.customer)} (link ${linkId})`);
     }
   } catch (error) {
     if (json) {

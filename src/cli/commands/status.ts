@@ -16,6 +16,12 @@ function entitlementText(report: StatusReport): string {
   return 'unknown (not checked yet)';
 }
 
+function householdText(report: StatusReport): string {
+  // A daemon older than households sends none: its household is its customer.
+  const others = (report.household ?? [report.customerId]).filter((id) => id !== report.customerId);
+  return others.length === 0 ? `customer ${report.customerId} alone` : `customer ${report.customerId} and ${others.join(', ')} (see \`panic-pair household\`)`;
+}
+
 const TOKEN_TEXT: Record<StatusReport['token'], string> = {
   unknown: 'not used yet',
   accepted: 'accepted',
@@ -37,6 +43,7 @@ export function statusLines(report: StatusReport, now: number): string {
   const rows: [string, string][] = [
     ['daemon', `running, pid ${report.pid}, up ${uptime} (version ${report.version})`],
     ['customer', String(report.customerId)],
+    ['household', householdText(report)],
     ['entitlement', entitlementText(report)],
     ['API token', TOKEN_TEXT[report.token] ?? String(report.token)],
     ['API', report.api.state === 'failing' ? `failing: ${report.api.lastError ?? 'unknown error'}` : report.api.state],
