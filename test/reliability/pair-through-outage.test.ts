@@ -84,4 +84,16 @@ describe('pair through an API outage', () => {
     expect(api.stats().postsByDevice['OUT-3']).toBe(1);
     expect(postsFor(hub, 'OUT-3')).toBe(0); // the first simulator never saw it
   });
+
+  it('`pair --window 5` closing with the API still down: exit 8, the hub keeps trying', { timeout: 60_000 }, async () => {
+    const bringBack = await takeApiDown();
+    const window = hub.cli(['pair', '--window', '5']);
+    await waitFor(() => window.stdout().includes('Pairing window open'), { what: 'the window to open' });
+    await hub.announce('OUT-4');
+    const result = await window;
+    expect(result.code, result.stdout + result.stderr).toBe(8);
+    expect(result.stderr).toContain('OUT-4 not linked while the window was open');
+    expect(result.stderr).toContain('the hub keeps trying in the background; watch it with `panic-pair devices`');
+    await bringBack();
+  });
 });
