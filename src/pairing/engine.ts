@@ -4,7 +4,7 @@ import type { Sighting } from '../discovery/sighting.js';
 import type { RetryPolicy } from '../api/retry-delay.js';
 import { BackgroundRetries } from './background-retries.js';
 import { abortableDelay, raceAbort, reasonOf, seconds, timedOut, timeoutSignal } from './deadline.js';
-import { messageOf, PanicPairError } from '../errors.js';
+import { errorKindOf, messageOf, PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -212,7 +212,7 @@ export class PairingEngine {
       const record = this.record(deviceId);
       if (record !== undefined && otherOwner(record, customerId) !== undefined) throw new PanicPairError('failure', belongsMessage(record, customerId));
       if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
-      if (customerId !== this.#options.customerId) await this.gates.require(customerId);
+      if (customerId !== this.#options.customerId) await this.#requireMember(customerId);
       const running = this.#jobs.get(deviceId);
       const sighting =
         running === undefined
@@ -255,7 +255,7 @@ export class PairingEngine {
     const customerId = options.customerId ?? this.#options.customerId;
     this.#refuseOtherWindow(customerId);
     if (customerId !== this.#options.customerId) {
-      await this.gates.require(customerId);
+      await this.#requireMember(customerId);
       this.#refuseOtherWindow(customerId); // one may have opened while the API was asked
     }
     this.#windowCustomers.set(customerId, (this.#windowCustomers.get(customerId) ?? 0) + 1);
@@ -443,6 +443,18 @@ export class PairingEngine {
     });
     if (!isPassingFailure(outcome)) return outcome;
     return { ...outcome, message: `not linked while the window was open: ${outageText(this.#apiAddress, outcome.message)}; ${KEEPS_TRYING}` };
+  }
+
+  /**
+   * Refuses early a customer outside the household or not entitled. An outage is no answer: it is
+   * left to the link itself, whose own check rides it out (CONTRACT.md section 9) before any POST.
+   */
+  async #requireMember(customerId: number): Promise<void> {
+    try {
+      await this.gates.require(customerId);
+    } catch (error) {
+      if (errorKindOf(error) !== 'transient') throw error;
+    }
   }
 
   /** Links waiting for a background retry. */

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { HOUSEHOLD_SEED } from '../support/household-seed.js';
 import { waitFor } from '../support/wait.js';
 
 // CONTRACT.md section 9: `pair <id> --timeout S` and `pair --window S` go on trying a link that
@@ -95,5 +96,30 @@ describe('pair through an API outage', () => {
     expect(result.stderr).toContain('OUT-4 not linked while the window was open');
     expect(result.stderr).toContain('the hub keeps trying in the background; watch it with `panic-pair devices`');
     await bringBack();
+  });
+});
+
+describe('pair --customer through an API outage', () => {
+  let hub: DaemonHarness;
+  let back: Simulator | undefined;
+  beforeAll(async () => {
+    hub = await startHarness({ logLevel: 'info', customerId: 70, seed: HOUSEHOLD_SEED });
+  });
+  afterAll(async () => {
+    await hub?.close();
+    await back?.close();
+  });
+
+  it("a dependant's button: the member check waits out the outage with the link, then links to 77 once", { timeout: 90_000 }, async () => {
+    await hub.announceSeen('OUT-77');
+    const port = Number(new URL(hub.simulator.url).port);
+    await hub.simulator.close();
+    const pair = hub.cli(['pair', 'OUT-77', '--customer', '77', '--timeout', '45']);
+    await waitFor(() => WAIT.test(pair.stdout()), { timeoutMs: 30_000, intervalMs: 100, what: 'a wait shown' });
+    back = await startSimulator({ port, token: hub.token, seed: HOUSEHOLD_SEED });
+    const result = await pair;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('Linked OUT-77 to customer 77');
+    expect(back.stats().customersByDevice['OUT-77']).toEqual([77]);
   });
 });
