@@ -10,6 +10,9 @@
 #   --customer-id N      the hub's customer, written to /etc/panic-pair/config.json
 #   --token-file FILE    installed as /etc/panic-pair/api-token (root, 0600); FILE may be /dev/stdin
 #   --add-user NAME      adds NAME to group panic-pair, so NAME can use the CLI without sudo
+#   --web-code-file FILE the installer code of the page, installed as /etc/panic-pair/installer-code
+#                        (root, 0600) and handed to the daemon as a systemd credential
+#   --web-listen H:P     turns the installer's page on at H:P (e.g. 0.0.0.0:8080), in config.json
 #   --no-npm             copy only; skip `npm ci` (for packaging, and for DESTDIR runs)
 # Environment:
 #   DESTDIR              install under this root instead of /, touching nothing else: no user,
@@ -25,7 +28,7 @@ readonly ETC="/etc/$NAME"
 readonly UNIT="/etc/systemd/system/$NAME.service"
 readonly LINK="/usr/local/bin/$NAME"
 
-api_url='' customer_id='' token_file='' add_user='' npm=yes
+api_url='' customer_id='' token_file='' add_user='' npm=yes web_code_file='' web_listen=''
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
@@ -36,6 +39,8 @@ while [ $# -gt 0 ]; do
     --customer-id) customer_id="${2:?--customer-id needs a number}"; shift 2 ;;
     --token-file) token_file="${2:?--token-file needs a file}"; shift 2 ;;
     --add-user) add_user="${2:?--add-user needs a user name}"; shift 2 ;;
+    --web-code-file) web_code_file="${2:?--web-code-file needs a file}"; shift 2 ;;
+    --web-listen) web_listen="${2:?--web-listen needs host:port}"; shift 2 ;;
     --no-npm) npm=no; shift ;;
     -h | --help) sed -n '2,/^set /p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
@@ -74,6 +79,7 @@ check_arguments() {
   fi
   [ -z "$customer_id" ] || [[ "$customer_id" =~ ^[0-9]+$ ]] || die "--customer-id must be a whole number, not $customer_id"
   [ -z "$token_file" ] || [ -r "$token_file" ] || die "cannot read --token-file $token_file"
+  [ -z "$web_code_file" ] || [ -r "$web_code_file" ] || die "cannot read --web-code-file $web_code_file"
 }
 
 # Copied to a fresh folder that replaces the old one whole, so an upgrade never mixes versions.
@@ -116,26 +122,31 @@ write_config() {
   chmod 0755 "$ROOT$ETC"
   node -e '
     const fs = require("node:fs");
-    const [file, apiUrl, customerId] = process.argv.slice(1);
+    const [file, apiUrl, customerId, webListen] = process.argv.slice(1);
     const config = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : {};
     if (apiUrl) config.apiUrl = apiUrl;
     if (customerId) config.customerId = Number(customerId);
+    if (webListen) config.webListen = webListen;
     fs.writeFileSync(file + ".new", JSON.stringify(config, null, 2) + "\n", { mode: 0o644 });
     fs.renameSync(file + ".new", file);
-  ' "$config" "$api_url" "$customer_id"
+  ' "$config" "$api_url" "$customer_id" "$web_listen"
   chmod 0644 "$config"
   system chown root:root "$ETC/config.json"
   say "configuration in $ETC/config.json"
 }
 
+# A secret given on the command line, copied to $ETC/NAME as root's, 0600. FROM may be /dev/stdin.
+install_secret() {
+  local from="$1" name="$2" option="$3"
+  (umask 077 && cat -- "$from" >"$ROOT$ETC/$name.new") || die "cannot read $option $from"
+  mv "$ROOT$ETC/$name.new" "$ROOT$ETC/$name"
+  system chown root:root "$ETC/$name"
+}
+
 # Root's, 0600: systemd reads it as root (LoadCredential) and hands the daemon a private copy.
 write_token() {
   local token="$ROOT$ETC/api-token"
-  if [ -n "$token_file" ]; then
-    (umask 077 && cat -- "$token_file" >"$token.new") || die "cannot read --token-file $token_file"
-    mv "$token.new" "$token"
-    system chown root:root "$ETC/api-token"
-  fi
+  if [ -n "$token_file" ]; then install_secret "$token_file" api-token --token-file; fi
   if [ -f "$token" ]; then
     # The owner is left as it is: docs/install.md shows a panic-pair-owned token for reload.
     chmod 0600 "$token"
@@ -143,6 +154,21 @@ write_token() {
   else
     say "no API token yet: write it with: sudo sh -c 'umask 077; cat > $ETC/api-token' (then paste it, Ctrl-D)"
   fi
+}
+
+# The installer code: root's, 0600, like the token. The daemon (user panic-pair) reads systemd's
+# private copy (LoadCredential), named to it by a drop-in, so the file itself stays root's.
+readonly WEB_DROP_IN="/etc/systemd/system/$NAME.service.d/installer-code.conf"
+write_web_code() {
+  local code="$ROOT$ETC/installer-code"
+  if [ -n "$web_code_file" ]; then install_secret "$web_code_file" installer-code --web-code-file; fi
+  [ -f "$code" ] || return 0
+  chmod 0600 "$code"
+  mkdir -p "$ROOT$(dirname "$WEB_DROP_IN")"
+  printf '%s\n' '# Written by install.sh: the installer code of the page, as a credential.' '[Service]' \
+    "LoadCredential=installer-code:$ETC/installer-code" 'Environment=PANIC_PAIR_WEB_CODE_FILE=%d/installer-code' >"$ROOT$WEB_DROP_IN"
+  chmod 0644 "$ROOT$WEB_DROP_IN"
+  say "installer code in $ETC/installer-code (mode 0600), given to the daemon by $WEB_DROP_IN"
 }
 
 install_unit() {
@@ -164,6 +190,7 @@ main() {
   install_package
   write_config
   write_token
+  write_web_code
   install_unit
   say ""
   say "Next:"

@@ -11,6 +11,7 @@ import { defaultProfiles } from './profile.js';
 import { settingsSchema, type Config, type Settings } from './schema.js';
 import { PROFILES_FILE_KEY, SETTINGS, SETTING_KEYS, type SettingKey } from './settings.js';
 import { readToken, tokenSourceOf } from './token.js';
+import type { WebConfig } from './web.js';
 
 export type FlagValues = Partial<Record<SettingKey, string | number | boolean>>;
 export type RequiredSetting = 'apiUrl' | 'customerId' | 'token';
@@ -125,7 +126,14 @@ function assemble(s: Settings, lookup: Lookup, file: ConfigFile | undefined): Co
     entitlementTtlMs: s.entitlementTtl * 1000,
     logLevel: s.logLevel,
     profiles: s.profiles ?? defaultProfiles(),
+    web: webConfigOf(s),
   };
+}
+
+function webConfigOf(s: Settings): WebConfig | undefined {
+  if (s.webListen === undefined || s.webCodeFile === undefined) return undefined;
+  const tls = s.webCertFile !== undefined && s.webKeyFile !== undefined ? { certFile: s.webCertFile, keyFile: s.webKeyFile } : undefined;
+  return { ...s.webListen, codeFile: s.webCodeFile, ...(tls === undefined ? {} : { tls }) };
 }
 
 function requireSettings(config: Config, required: readonly RequiredSetting[]): void {

@@ -8,6 +8,7 @@ import { profilesSchema, type Profile } from './profile.js';
 import { SETTINGS } from './settings.js';
 import type { TokenSource } from './token.js';
 import { topicFilterProblem, topicPrefixProblem } from './topics.js';
+import { listenAddress, type WebConfig } from './web.js';
 
 export const BLE_MODES = ['on', 'off', 'auto'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -51,6 +52,8 @@ export interface Config {
   entitlementTtlMs: number;
   logLevel: LogLevel;
   profiles: Profile[];
+  /** The installer's page; undefined when PANIC_PAIR_WEB_LISTEN is unset. */
+  web?: WebConfig;
 }
 
 const form = <K extends keyof typeof SETTINGS>(key: K): string => SETTINGS[key].form;
@@ -92,6 +95,10 @@ export const settingsSchema = z
     entitlementTtl: integer(form('entitlementTtl'), 0, 86_400),
     logLevel: oneOf(LOG_LEVELS, form('logLevel')),
     profiles: profilesSchema.optional(),
+    webListen: listenAddress(form('webListen')).optional(),
+    webCodeFile: path(form('webCodeFile')).optional(),
+    webCertFile: path(form('webCertFile')).optional(),
+    webKeyFile: path(form('webKeyFile')).optional(),
   })
   .superRefine((settings, ctx) => {
     // Adapters that listen on the broker would silently hear nothing without one.
@@ -99,6 +106,14 @@ export const settingsSchema = z
       if (settings[key] !== undefined && settings.mqttUrl === undefined) {
         ctx.addIssue({ code: 'custom', path: [key], message: `needs ${SETTINGS.mqttUrl.env}: the adapter listens on the broker` });
       }
+    }
+    // The page never runs without its installer code, and never half in HTTPS.
+    if (settings.webListen !== undefined && settings.webCodeFile === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['webCodeFile'], message: `is required when ${SETTINGS.webListen.env} is set: ${form('webCodeFile')}` });
+    }
+    if ((settings.webCertFile === undefined) !== (settings.webKeyFile === undefined)) {
+      const missing = settings.webCertFile === undefined ? 'webCertFile' : 'webKeyFile';
+      ctx.addIssue({ code: 'custom', path: [missing], message: `is required with ${SETTINGS[missing === 'webCertFile' ? 'webKeyFile' : 'webCertFile'].env}: ${form(missing)}` });
     }
     if (settings.homeAssistant && settings.mqttUrl === undefined) {
       ctx.addIssue({ code: 'custom', path: ['homeAssistant'], message: `needs ${SETTINGS.mqttUrl.env}: Home Assistant discovery goes through the broker` });

@@ -231,6 +231,37 @@ export const SETTINGS = {
     default: 'info',
     defaultText: 'info',
   },
+  webListen: {
+    env: 'PANIC_PAIR_WEB_LISTEN',
+    fileKey: 'webListen',
+    flag: '--web-listen',
+    form: "host:port of the installer's page, e.g. 0.0.0.0:8080 or [::]:8080 (port 1024 to 65535, or 0 for any free port)",
+    defaultText: 'none (no page)',
+  },
+  webCodeFile: {
+    env: 'PANIC_PAIR_WEB_CODE_FILE',
+    fileKey: 'webCodeFile',
+    flag: '--web-code-file',
+    form: 'a path to a file holding the installer code for the page, readable by its owner only (chmod 600)',
+    defaultText: 'none; required when the page is on',
+    path: true,
+  },
+  webCertFile: {
+    env: 'PANIC_PAIR_WEB_CERT_FILE',
+    fileKey: 'webCertFile',
+    flag: '--web-cert-file',
+    form: "a path to the page's PEM certificate (with PANIC_PAIR_WEB_KEY_FILE: the page over HTTPS)",
+    defaultText: 'none (HTTP)',
+    path: true,
+  },
+  webKeyFile: {
+    env: 'PANIC_PAIR_WEB_KEY_FILE',
+    fileKey: 'webKeyFile',
+    flag: '--web-key-file',
+    form: "a path to the page's PEM private key, readable by its owner only (chmod 600)",
+    defaultText: 'none (HTTP)',
+    path: true,
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingKey = keyof typeof SETTINGS;

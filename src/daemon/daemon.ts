@@ -15,6 +15,9 @@ import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
 import { startBleSide } from './ble-side.js';
 import { CONTROL_SOCKET_NAME } from '../config/locations.js';
+import { readWebSecrets } from '../config/web.js';
+import type { ControlHandlers } from '../control/handlers.js';
+import { startWebSide } from './web-side.js';
 
 export interface RunningDaemon {
   status(): StatusReport;
@@ -41,6 +44,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   const counters = createCounters();
   // Replaced, not changed, on reload: the API client asks for the current holder at each request.
   let tokens = new TokenHolder(config.token);
+  // The installer code is read before anything starts: a loose or missing file stops start-up (exit 2).
+  const webSecrets = config.web === undefined ? undefined : readWebSecrets(config.web);
 
   const store = await PairingStore.open(config.stateDir);
   if (store.lockTakeover) logger.warn({ takeover: store.lockTakeover }, 'took over a stale lock left by an earlier run');
@@ -101,18 +106,19 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       uptimeSeconds: Math.round(process.uptime()),
     });
 
-  const control = await startControlServer({
-    socketPath: path.join(config.runtimeDir, CONTROL_SOCKET_NAME),
-    logger,
-    handlers: {
-      status,
-      devices: () => engine.devices(),
-      scan: (seconds, signal) => engine.scan(seconds, signal),
-      forget: (deviceId) => engine.forget(deviceId),
-      pair: (deviceId, options) => engine.pair(deviceId, options),
-      window: (seconds, options) => engine.openWindow(seconds, options),
-      household: () => engine.household(),
-    },
+  const handlers: ControlHandlers = {
+    status,
+    devices: () => engine.devices(),
+    scan: (seconds, signal) => engine.scan(seconds, signal),
+    forget: (deviceId) => engine.forget(deviceId),
+    pair: (deviceId, options) => engine.pair(deviceId, options),
+    window: (seconds, options) => engine.openWindow(seconds, options),
+    household: () => engine.household(),
+  };
+  const control = await startControlServer({ socketPath: path.join(config.runtimeDir, CONTROL_SOCKET_NAME), logger, handlers });
+  const web = await startWebSide({ config, secrets: webSecrets, engine, handlers, logger }).catch(async (error: unknown) => {
+    await control.close().catch(() => undefined);
+    throw error;
   });
 
   // Entitlement is asked at start (status shows it at once) and again every TTL, and published.
@@ -152,6 +158,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
         // outcome; the engine refuses new requests meanwhile. Then the control socket closes.
         const settled = await engine.drain(SHUTDOWN_SETTLE_MS);
         if (!settled) logger.warn('requests still in flight at shutdown; they will be finished at the next start');
+        await web?.close().catch(() => undefined);
         await control.close().catch(() => undefined);
         await engine.retryUnsaved();
         await mqtt?.close().catch(() => undefined);

@@ -76,6 +76,7 @@ export class PairingEngine {
   readonly #windows: PairingWindows;
   readonly #deviceListeners = new Set<Listener<DeviceRecord>>();
   readonly #entitlementListeners = new Set<Listener<EntitlementState>>();
+  readonly #sightingListeners = new Set<Listener<Sighting>>();
   readonly #forgetListeners = new Set<Listener<string>>();
   readonly #context: LinkJobContext;
   readonly health: ApiHealth;
@@ -154,6 +155,12 @@ export class PairingEngine {
     this.#entitlementListeners.add(listener);
   }
 
+  /** Every sighting, for live outputs (the installer's page); they must be cheap or coalesce. */
+  onSighting(listener: Listener<Sighting>): () => void {
+    this.#sightingListeners.add(listener);
+    return () => this.#sightingListeners.delete(listener);
+  }
+
   /** Hears the id of each device removed from the store by `forget`. */
   onForget(listener: Listener<string>): void {
     this.#forgetListeners.add(listener);
@@ -163,6 +170,7 @@ export class PairingEngine {
   sighting(sighting: Sighting): void {
     if (this.#closing) return;
     this.#memory.remember(sighting);
+    if (this.#sightingListeners.size > 0) this.#notify(this.#sightingListeners, sighting);
     // Most sightings find nobody waiting; a flood of them should not pay a lookup each.
     const waiters = this.#waiters.size === 0 ? undefined : this.#waiters.get(sighting.deviceId);
     if (waiters !== undefined) {
@@ -298,6 +306,15 @@ export class PairingEngine {
   async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
     const since = this.#clock() - seconds * 1000;
     await abortableDelay(seconds * 1000, signal);
+    return this.#heardSince(since);
+  }
+
+  /** Buttons heard within the last `withinMs`, at once (the page's live list). */
+  heard(withinMs: number): ScanEntry[] {
+    return this.#heardSince(this.#clock() - withinMs);
+  }
+
+  #heardSince(since: number): ScanEntry[] {
     return this.#memory.since(since, this.#clock()).map((seen) => {
       const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen) };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;

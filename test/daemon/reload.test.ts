@@ -3,6 +3,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CREDENTIAL_RELOAD_NOTICE } from '../../src/cli/commands/run.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 
@@ -87,6 +88,7 @@ describe('SIGHUP', () => {
     await replace(config, JSON.stringify({ logLevel: 'debug', minRssi: -60 }), 0o644);
     const reloaded = await hangUp(hub, 'configuration reloaded: the next request uses the token read now');
     expect(reloaded.find((line) => line.msg === 'reload: configuration read again')).toMatchObject({ logLevel: 'debug' });
+    expect(reloaded.map((line) => line.msg)).not.toContain(CREDENTIAL_RELOAD_NOTICE);
     expect(reloaded.find((line) => line.msg.startsWith('reload: these changes take effect at the next restart'))).toMatchObject({
       settings: ['minRssi'],
     });
@@ -129,6 +131,9 @@ describe('SIGHUP', () => {
     hub.simulator.setToken('credential-token-2');
     await replace(join(credentials, 'api-token'), 'credential-token-2\n', 0o400);
     await hangUp(hub, 'configuration reloaded: the next request uses the token read now');
+    // systemd refreshes this copy only at start: the operator is told at the moment of the reload.
+    const notice = await waitFor(() => logs(hub as DaemonHarness).find((line) => line.msg === CREDENTIAL_RELOAD_NOTICE), { what: 'the credential notice' });
+    expect(notice.level).toBe(40);
     await hub.announceSeen('CRED-2');
     const linked = await hub.cli(['pair', 'CRED-2']);
     expect(linked.code, linked.stderr).toBe(0);

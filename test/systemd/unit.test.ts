@@ -52,7 +52,7 @@ describe.skipIf(analyzeMissing)('systemd/panic-pair.service', () => {
       'Type=notify',
       'NotifyAccess=all',
       'WatchdogSec=30s',
-      'ExecReload=/bin/kill -HUP $MAINPID',
+      `ExecReload=/bin/sh -c 'kill -HUP "$1"' panic-pair-reload $MAINPID`,
       'Restart=on-failure',
       'User=panic-pair',
       'RuntimeDirectoryMode=0750',
@@ -108,6 +108,28 @@ describe('systemd/install.sh', () => {
     expect(install('--customer-id', '43').status).toBe(0);
     expect(JSON.parse(await readFile(config, 'utf8'))).toEqual({ apiUrl: 'https://api.example.com', customerId: 43, logLevel: 'debug' });
     expect(await readFile(join(root, 'etc/panic-pair/api-token'), 'utf8')).toBe('install-token-93\n');
+  });
+
+  it("takes the page's installer code as a root-only file handed over as a credential", async () => {
+    assertBuilt();
+    const root = join(dir, 'web-root');
+    const code = join(dir, 'installer-code');
+    await writeFile(code, 'label-code-4711\n');
+    const result = spawnSync(
+      'bash',
+      [INSTALL, '--no-npm', '--api-url', 'https://api.example.com', '--customer-id', '42', '--web-code-file', code, '--web-listen', '0.0.0.0:8080'],
+      { encoding: 'utf8', env: { PATH: process.env.PATH, DESTDIR: root } },
+    );
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).not.toContain('label-code-4711');
+    expect((await stat(join(root, 'etc/panic-pair/installer-code'))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(join(root, 'etc/panic-pair/config.json'), 'utf8'))).toMatchObject({ webListen: '0.0.0.0:8080' });
+    const dropIn = await readFile(join(root, 'etc/systemd/system/panic-pair.service.d/installer-code.conf'), 'utf8');
+    expect(dropIn.split('\n')).toEqual(expect.arrayContaining([
+      'LoadCredential=installer-code:/etc/panic-pair/installer-code',
+      'Environment=PANIC_PAIR_WEB_CODE_FILE=%d/installer-code',
+    ]));
   });
 
   it('refuses a first install without the API address and customer', async () => {

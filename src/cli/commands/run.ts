@@ -1,4 +1,5 @@
 import { loadConfig, type Config, type SettingKey } from '../../config/index.js';
+import { TOKEN_CREDENTIAL_NAME } from '../../config/locations.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createNotifier, startHeartbeat, systemdStatusOf } from '../../daemon/sd-notify.js';
 import { messageOf } from '../../errors.js';
@@ -94,4 +95,11 @@ function reload(running: RunningDaemon, started: Config, load: () => Config, log
   );
   if (waiting.length > 0) logger.warn({ settings: waiting }, 'reload: these changes take effect at the next restart (systemctl restart panic-pair)');
   running.reload(next);
+  // systemd copies a LoadCredential= file only when the service starts: the copy read again here
+  // is the old token even when the file behind it was rotated. Said at the moment of the reload,
+  // where the operator looks.
+  if (next.token?.kind === 'credential') logger.warn({ credential: TOKEN_CREDENTIAL_NAME }, CREDENTIAL_RELOAD_NOTICE);
 }
+
+export const CREDENTIAL_RELOAD_NOTICE =
+  'reload: the API token comes from the systemd credential, which systemd copies only at start; a rotated token needs `systemctl restart panic-pair`';

@@ -1,0 +1,168 @@
+// What the installer started from the page and how it is going: the pairings asked for (each with
+// its live step) and the open pairing window (its countdown and outcomes). Kept here rather than
+// in a browser so that a phone that reconnects sees the same thing, and so every start is logged
+// with the address it came from.
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { CheckReport } from '../check/result.js';
+import type { LinkOutcome, PairStep } from '../pairing/types.js';
+import type { PageHandlers } from './port.js';
+
+export interface PairingView {
+  deviceId: string;
+  customerId: number;
+  step: PairStep | 'failed';
+  /** Why it failed, or the link id once linked. */
+  message?: string;
+  linkId?: number;
+  alreadyLinked?: boolean;
+}
+
+export interface OutcomeView {
+  deviceId: string;
+  ok: boolean;
+  message?: string;
+  linkId?: number;
+}
+
+export interface CheckView {
+  running: boolean;
+  report?: CheckReport;
+  error?: string;
+  /** ISO-8601 of the hub's clock when it ended. */
+  at?: string;
+}
+
+export interface WindowView {
+  open: boolean;
+  customerId: number;
+  /** Why the window was refused or failed (a customer not entitled, the daemon stopping). */
+  error?: string | undefined;
+  /** Left of the window when the snapshot was taken. */
+  remainingMs: number;
+  seconds: number;
+  outcomes: OutcomeView[];
+}
+
+/** How long the page waits for a button to be pressed and linked. */
+export const PAGE_PAIR_TIMEOUT_MS = 120_000;
+const KEPT_PAIRINGS = 8;
+
+export class PageActivity {
+  readonly #pairings = new Map<string, PairingView>();
+  #window: (WindowView & { endsAt: number }) | undefined;
+  #check: CheckView | undefined;
+  readonly #stop = new AbortController();
+
+  constructor(
+    private readonly handlers: PageHandlers,
+    private readonly logger: Logger,
+    private readonly changed: () => void,
+  ) {}
+
+  /** Starts a link and returns at once; its steps reach the page through the live channel. */
+  pair(deviceId: string, customerId: number, address: string): void {
+    this.logger.info({ address, deviceId, customerId }, 'page: pairing asked');
+    const view: PairingView = { deviceId, customerId, step: 'waiting' };
+    this.#pairings.delete(deviceId);
+    this.#pairings.set(deviceId, view);
+    while (this.#pairings.size > KEPT_PAIRINGS) this.#pairings.delete(this.#pairings.keys().next().value ?? '');
+    this.changed();
+    const onProgress = (progress: { step: PairStep }): void => {
+      view.step = progress.step;
+      this.changed();
+    };
+    this.handlers
+      .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId })
+      .then((outcome) => Object.assign(view, pairingEnd(outcome)))
+      .catch((error: unknown) => Object.assign(view, { step: 'failed', message: messageOf(error) }))
+      .finally(() => {
+        this.logger.info({ address, deviceId, customerId, step: view.step, reason: view.message }, 'page: pairing ended');
+        this.changed();
+      });
+  }
+
+  /** Opens a window that always ends by itself; false when one from the page is already open. */
+  openWindow(seconds: number, customerId: number, address: string): boolean {
+    if (this.#window?.open) return false;
+    this.logger.info({ address, seconds, customerId }, 'page: pairing window opened');
+    const window = { open: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[] };
+    this.#window = window;
+    this.changed();
+    const onOutcome = (outcome: LinkOutcome): void => {
+      const ended = pairingEnd(outcome);
+      window.outcomes.push({ deviceId: outcomeDevice(outcome), ok: outcome.ok, message: ended.message, linkId: ended.linkId });
+      this.logger.info({ address, deviceId: outcomeDevice(outcome), ok: outcome.ok }, 'page: window outcome');
+      this.changed();
+    };
+    this.handlers
+      .window(seconds, { signal: this.#stop.signal, onProgress: () => this.changed(), onOutcome, customerId })
+      .catch((error: unknown) => {
+        window.error = messageOf(error);
+        this.logger.warn({ address, customerId, err: window.error }, 'page: window refused');
+      })
+      .finally(() => {
+        window.open = false;
+        this.logger.info({ address, outcomes: window.outcomes.length }, 'page: pairing window closed');
+        this.changed();
+      });
+    return true;
+  }
+
+  /** Runs the pre-flight checks; false while one is still running. */
+  check(address: string): boolean {
+    if (this.#check?.running) return false;
+    this.logger.info({ address }, 'page: checks asked');
+    const check: CheckView = { running: true };
+    this.#check = check;
+    this.changed();
+    this.handlers
+      .check()
+      .then((report) => (check.report = report))
+      .catch((error: unknown) => (check.error = messageOf(error)))
+      .finally(() => {
+        check.running = false;
+        check.at = new Date().toISOString();
+        this.changed();
+      });
+    return true;
+  }
+
+  lastCheck(): CheckView | undefined {
+    return this.#check === undefined ? undefined : { ...this.#check };
+  }
+
+  async forget(deviceId: string, address: string): Promise<{ removed: boolean }> {
+    const result = await this.handlers.forget(deviceId);
+    this.logger.info({ address, deviceId, removed: result.removed }, 'page: device forgotten');
+    this.#pairings.delete(deviceId);
+    this.changed();
+    return result;
+  }
+
+  pairings(): PairingView[] {
+    return [...this.#pairings.values()].reverse();
+  }
+
+  window(): WindowView | undefined {
+    if (this.#window === undefined) return undefined;
+    const { endsAt, ...view } = this.#window;
+    return { ...view, outcomes: [...view.outcomes], remainingMs: view.open ? Math.max(0, endsAt - performance.now()) : 0 };
+  }
+
+  /** The daemon is stopping: pairings and the window from the page end now. */
+  stop(): void {
+    this.#stop.abort();
+  }
+}
+
+function outcomeDevice(outcome: LinkOutcome): string {
+  return outcome.ok ? outcome.record.deviceId : outcome.deviceId;
+}
+
+function pairingEnd(outcome: LinkOutcome): Pick<PairingView, 'step' | 'message' | 'linkId' | 'alreadyLinked'> {
+  if (!outcome.ok) return { step: 'failed', message: outcome.message };
+  const end: Pick<PairingView, 'step' | 'linkId' | 'alreadyLinked'> = { step: 'linked', alreadyLinked: outcome.alreadyLinked };
+  if (outcome.record.linkId !== undefined) end.linkId = outcome.record.linkId;
+  return end;
+}

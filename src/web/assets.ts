@@ -1,0 +1,59 @@
+// The page's files, read once at start (a few kilobytes): served from memory, never from a path
+// a request names.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { PanicPairError } from '../errors.js';
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+const FILES: Record<string, { file: string; type: string }> = {
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/icon.svg': { file: 'icon.svg', type: 'image/svg+xml' },
+  '/favicon.ico': { file: 'icon.svg', type: 'image/svg+xml' },
+};
+
+export interface PageAssets {
+  /** The static files any visitor may fetch: they hold no state. */
+  files: ReadonlyMap<string, Asset>;
+  app: Asset;
+  signIn(message?: string): Asset;
+}
+
+/**
+ * Beside this module (dist/web/assets, which `npm run build` copies; src/web/assets under the
+ * tests), or web/assets beside a bundle's chunk (a package that bundles dist/ copies them there).
+ */
+function assetsDir(): URL {
+  const candidates = [new URL('./assets/', import.meta.url), new URL('./web/assets/', import.meta.url)];
+  const found = candidates.find((dir) => existsSync(new URL('index.html', dir)));
+  if (found === undefined) {
+    const where = candidates.map((dir) => fileURLToPath(dir)).join(' or ');
+    throw new PanicPairError('failure', `the installer's page files are missing (looked in ${where}); reinstall panic-pair`);
+  }
+  return found;
+}
+
+export function loadAssets(): PageAssets {
+  const dir = assetsDir();
+  const read = (file: string): Buffer => readFileSync(new URL(file, dir));
+  const files = new Map<string, Asset>();
+  for (const [route, { file, type }] of Object.entries(FILES)) files.set(route, { type, body: read(file) });
+  const html = 'text/html; charset=utf-8';
+  const signInTemplate = read('sign-in.html').toString('utf8');
+  return {
+    files,
+    app: { type: html, body: read('index.html') },
+    signIn: (message) => ({
+      type: html,
+      body: Buffer.from(signInTemplate.replace('<!--message-->', message === undefined ? '' : `<p class="problem" role="alert">${escapeHtml(message)}</p>`)),
+    }),
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,67 @@
+// The actions of the page, each checked by the control socket's own request rules (requests.ts)
+// before it reaches the engine: what a browser may ask is exactly what `panic-pair` may ask.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseRequest } from '../control/requests.js';
+import { PanicPairError, messageOf } from '../errors.js';
+import { readBody, sendJson } from '../simulator/http-io.js';
+import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
+import type { PageHandlers } from './port.js';
+
+/** A window from the page always ends by itself, and within what Zigbee2MQTT's permit-join allows. */
+export const MAX_PAGE_WINDOW_SECONDS = 254;
+
+export async function pageAction(
+  route: '/api/pair' | '/api/window' | '/api/forget' | '/api/check',
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: { activity: PageActivity; handlers: PageHandlers; address: string },
+): Promise<void> {
+  const type = request.headers['content-type'] ?? '';
+  if (!/^application\/json\b/i.test(type)) return sendJson(response, 415, { error: 'send application/json' });
+  const text = await readBody(request);
+  let body: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(text ?? '');
+    body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return sendJson(response, 400, { error: 'the request is not valid JSON' });
+  }
+  const { activity, handlers, address } = context;
+  switch (route) {
+    case '/api/pair': {
+      // The engine decides whether the customer is in the household and entitled (fail closed).
+      const checked = parseRequest(JSON.stringify({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId }));
+      if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
+      activity.pair(checked.value.deviceId, checked.value.customerId ?? handlers.status().customerId, address);
+      return sendJson(response, 202, { deviceId: checked.value.deviceId });
+    }
+    case '/api/window': {
+      const seconds = body.seconds;
+      if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PAGE_WINDOW_SECONDS) {
+        return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}` });
+      }
+      const checked = parseRequest(JSON.stringify({ type: 'window', seconds, customerId: body.customerId }));
+      if (!checked.ok || checked.value.type !== 'window') return sendJson(response, 400, { error: refusal(checked) });
+      const customerId = checked.value.customerId ?? handlers.status().customerId;
+      if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
+      return sendJson(response, 202, { seconds, customerId });
+    }
+    case '/api/check':
+      if (!activity.check(address)) return sendJson(response, 409, { error: 'the checks are already running' });
+      return sendJson(response, 202, {});
+    case '/api/forget': {
+      const checked = parseRequest(JSON.stringify({ type: 'forget', deviceId: body.deviceId }));
+      if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked) });
+      try {
+        return sendJson(response, 200, await activity.forget(checked.value.deviceId, address));
+      } catch (error) {
+        const status = error instanceof PanicPairError && error.kind === 'usage' ? 409 : 500;
+        return sendJson(response, status, { error: messageOf(error) });
+      }
+    }
+  }
+}
+
+function refusal(checked: { ok: true } | { ok: false; message: string }): string {
+  return checked.ok ? 'unexpected request' : checked.message;
+}

@@ -1,0 +1,55 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from './binary.js';
+
+// A real browser for the page's tests: Debian's chromium, headless, at a phone's size, with a
+// fresh profile and nothing that talks to the internet. Screenshots go to test-artifacts/web/.
+
+export const CHROMIUM = process.env.PANIC_PAIR_CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
+export const PHONE = { width: 390, height: 844 };
+
+export interface PhoneBrowser {
+  page: Page;
+  /** Saves a full-page screenshot as test-artifacts/web/<name>.png. */
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openPhone(): Promise<PhoneBrowser> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: PHONE,
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    page,
+    screenshot: async (name) => {
+      // From the top, so the sticky header sits where a phone shows it.
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+    },
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

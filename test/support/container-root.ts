@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+// The root file systems test/support/container.ts boots: made once by mmdebstrap from a recipe
+// and cached outside the checkout, under a name that changes with the recipe.
+
+/** Where cached roots (and other slow-to-make test fixtures) live; PANIC_PAIR_TEST_CACHE moves it. */
+export const TEST_CACHE_DIR = process.env.PANIC_PAIR_TEST_CACHE ?? '/var/cache/panic-pair-tests';
+/** Bumped when the way a root is made changes, so caches made the old way are not used. */
+const RECIPE_VERSION = 1;
+const MIRROR = 'http://deb.debian.org/debian';
+const BUILD_TIMEOUT_MS = 15 * 60_000;
+
+export interface ContainerRecipe {
+  /** Names the cache entry and the temporary copies, e.g. 'live-systemd'. */
+  suite: string;
+  /** A Debian release: 'bookworm', 'trixie'. */
+  release: string;
+  /** mmdebstrap's --include; systemd, systemd-sysv and dbus are what a boot needs. */
+  packages: readonly string[];
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function cacheKey(recipe: ContainerRecipe): string {
+  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort() });
+  return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
+}
+
+/** The cached root file system for the recipe, made by mmdebstrap on first use. */
+export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
+  const dir = path.join(TEST_CACHE_DIR, cacheKey(recipe));
+  if (existsSync(path.join(dir, 'etc', 'os-release'))) return dir;
+  await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
+  // Built beside it and renamed into place, so an interrupted build never passes for a cache.
+  const building = `${dir}.building-${process.pid}`;
+  await rm(building, { recursive: true, force: true });
+  const started = performance.now();
+  process.stderr.write(`building the ${recipe.release} root file system for ${recipe.suite} in ${dir} (once)\n`);
+  try {
+    const args = ['--variant=minbase', `--include=${recipe.packages.join(',')}`, recipe.release, building, MIRROR];
+    const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS });
+    if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
+    if (existsSync(dir)) await rm(building, { recursive: true, force: true });
+    else await rename(building, dir);
+  } catch (error) {
+    await rm(building, { recursive: true, force: true });
+    throw error;
+  }
+  process.stderr.write(`built ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return dir;
+}
+
+export function lastLines(text: string, count = 8): string {
+  return text.trim().split('\n').slice(-count).join('\n');
+}
+
+export function runProcess(command: string, args: readonly string[], options: { input?: string | undefined; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout: options.timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its input must not fail the test with EPIPE.
+    child.stdin?.on('error', () => undefined).end(options.input);
+  });
+}

@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBinary } from '../support/binary.js';
+import { startHarness } from '../support/daemon-harness.js';
+import { pageSettings, rawRequest, signIn } from '../support/web-page.js';
+
+// `panic-pair run` with the page on: exit 2 naming the setting for a missing or loose code file;
+// HTTPS with a certificate and key, and its cookie then marked Secure.
+
+const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-web-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function daemonEnv(extra: Record<string, string>): Record<string, string> {
+  const token = path.join(dir, 'token');
+  writeFileSync(token, 'tok\n', { mode: 0o600 });
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PANIC_PAIR_CONFIG: '',
+    PANIC_PAIR_API_URL: 'http://127.0.0.1:9',
+    PANIC_PAIR_API_TOKEN_FILE: token,
+    PANIC_PAIR_CUSTOMER_ID: '42',
+    PANIC_PAIR_STATE_DIR: path.join(dir, 'state'),
+    PANIC_PAIR_BLE: 'off',
+    ...extra,
+  };
+}
+
+describe('`run` with the page on', () => {
+  it('exits 2 naming PANIC_PAIR_WEB_CODE_FILE when it is missing or others can read it', async () => {
+    const missing = await runBinary(['run'], daemonEnv({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080' }), { timeoutMs: 20_000 });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr + missing.stdout).toContain('PANIC_PAIR_WEB_CODE_FILE is required');
+    const loose = path.join(dir, 'code');
+    writeFileSync(loose, 'secret-label-code\n');
+    chmodSync(loose, 0o640);
+    const refused = await runBinary(['run'], daemonEnv({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080', PANIC_PAIR_WEB_CODE_FILE: loose }), { timeoutMs: 20_000 });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr + refused.stdout).toContain(`PANIC_PAIR_WEB_CODE_FILE ${loose} is readable by group or others`);
+    expect(refused.stderr + refused.stdout).not.toContain('secret-label-code');
+  }, 60_000);
+
+  it('serves the page over HTTPS with a certificate and key, with a Secure cookie', async () => {
+    const certFile = path.join(dir, 'cert.pem');
+    const keyFile = path.join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+    chmodSync(keyFile, 0o600);
+    const page = await pageSettings({ tls: { certFile, keyFile } });
+    const harness = await startHarness({ env: page.env });
+    try {
+      const home = await rawRequest(page.port, { https: true });
+      expect(home.status).toBe(200);
+      expect(home.body).toContain('Installer code');
+      const reply = await rawRequest(page.port, {
+        method: 'POST', path: '/login', https: true,
+        headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${page.code}`,
+      });
+      expect(String([reply.headers['set-cookie']].flat()[0])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+      const cookie = await signIn(page, true);
+      expect((await rawRequest(page.port, { https: true, headers: { cookie } })).body).toContain('Button ID');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
