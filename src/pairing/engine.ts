@@ -444,6 +444,8 @@ export class PairingEngine {
       if (options.signal.aborted) throw reasonOf(options.signal, () => options.onTimeout(last));
       if (this.#closing) return outcome;
       const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true, job.customerId);
+      // Started meanwhile for another customer (another installer's request): not ours to follow.
+      if (next.customerId !== job.customerId) return outcome;
       next.asked = true;
       job = next;
     }
