@@ -443,6 +443,9 @@ export class PairingEngine {
       await abortableDelay(inMs, options.signal);
       if (options.signal.aborted) throw reasonOf(options.signal, () => options.onTimeout(last));
       if (this.#closing) return outcome;
+      // The background retry of this same link may have finished it during the wait.
+      const linked = this.record(job.sighting.deviceId);
+      if (linked?.state === 'linked') return { ok: true, record: linked, alreadyLinked: false };
       const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true, job.customerId);
       // Started meanwhile for another customer (another installer's request): not ours to follow.
       if (next.customerId !== job.customerId) return outcome;
