@@ -17,3 +17,24 @@ function readVersion(): string {
     return 'unknown';
   }
 }
+
+let builtAt: number | null | undefined;
+
+/**
+ * When the package was built (dist/build-time.json, written by the build), in ms since the epoch;
+ * undefined when unknown (run from the sources). Read once.
+ */
+export function buildTime(): number | undefined {
+  builtAt ??= readBuildTime();
+  return builtAt ?? undefined;
+}
+
+function readBuildTime(): number | null {
+  try {
+    const text = readFileSync(new URL('./build-time.json', import.meta.url), 'utf8');
+    const at = Date.parse(String((JSON.parse(text) as { builtAt?: unknown }).builtAt));
+    return Number.isNaN(at) ? null : at;
+  } catch {
+    return null;
+  }
+}

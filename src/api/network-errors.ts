@@ -50,6 +50,11 @@ export function describeNetworkError(error: unknown, timeoutMs: number): Network
   if (code !== undefined && UNRESOLVED.has(code)) {
     return { message: "the API's host name could not be resolved", retryable: true };
   }
+  // A hub whose clock is not yet set (a Pi before NTP) sees every certificate as not yet valid:
+  // a passing failure, gone once the clock is right, and never the device's fault.
+  if (code === 'CERT_NOT_YET_VALID') {
+    return { message: `the API's certificate is not yet valid by this hub's clock (${code}); is the system clock set?`, retryable: true };
+  }
   if (code !== undefined && TLS.test(code)) {
     const message = `the API's TLS certificate or handshake was refused (${code})`;
     return { message, retryable: false, error: new ApiFailureError(message) };

@@ -1,6 +1,8 @@
 import { loadConfig, type Config } from '../config/index.js';
 import { DEFAULT_CONFIG_FILE } from '../config/locations.js';
 import { messageOf } from '../errors.js';
+import { CLOCK_UNSET, wallClockIsUnset } from '../clock.js';
+import { buildTime } from '../version.js';
 import { checkApi } from './api-check.js';
 import { checkBle, type BleProbe } from './ble-check.js';
 import { checkMqtt } from './mqtt-check.js';
@@ -42,7 +44,9 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   const token = checkToken(config, options.unitTokenFile ?? UNIT_TOKEN_FILE);
   const probe = options.probeBle ?? (async (hci: number) => (await import('../daemon/ble-probe.js')).probeBle(hci));
   const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config), checkBle(config, probe)]);
-  return reportOf([checkConfiguration(config), token.result, ...api, mqtt, ble]);
+  // Named only when wrong: a set clock is the usual case and needs no line.
+  const clock = wallClockIsUnset(buildTime()) ? [fail('clock', CLOCK_UNSET, 'connect the hub to a network with NTP (systemd-timesyncd), or set the date by hand')] : [];
+  return reportOf([checkConfiguration(config), ...clock, token.result, ...api, mqtt, ble]);
 }
 
 function checkConfiguration(config: Config): CheckResult {

@@ -4,6 +4,7 @@ import type { CheckReport, CheckResult } from './result.js';
 
 const LABELS: Record<CheckResult['name'], string> = {
   configuration: 'configuration',
+  clock: 'clock',
   token: 'API token',
   api: 'API',
   entitlement: 'entitlement',

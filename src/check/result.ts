@@ -1,6 +1,6 @@
 // What `panic-pair check` reports: one result a check, pass or fail, each failure with its fix.
 
-export type CheckName = 'configuration' | 'token' | 'api' | 'entitlement' | 'mqtt' | 'ble';
+export type CheckName = 'configuration' | 'clock' | 'token' | 'api' | 'entitlement' | 'mqtt' | 'ble';
 
 export interface CheckResult {
   name: CheckName;

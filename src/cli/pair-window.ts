@@ -4,10 +4,12 @@ import { askDaemon, checkWait, type ClientOptions } from './daemon.js';
 import { exitCodeOf } from './exit-codes.js';
 import { cancelOnInterrupt, createStepReporter, type StepReporter } from './progress.js';
 import { printJson, printLine, rssiText } from './render.js';
+import { KEEPS_TRYING, waitText } from '../pairing/outage.js';
 
 // `panic-pair pair --window S`: every matching button not yet linked that is seen in the next
 // S seconds is linked. Outcomes are printed as they happen; exit 0 whatever was linked
-// (CONTRACT.md), since the summary and --json say what was and was not.
+// (CONTRACT.md), since the summary and --json say what was and was not, except exit 8 when a
+// button's link still failed for a passing reason at the close (section 9): the hub keeps at it.
 
 /** Links under way when the window closes still settle (API time-out and retries) before the report. */
 const CLIENT_GUARD_MS = 120_000;
@@ -48,11 +50,22 @@ function windowDocument(report: WindowReport): unknown {
   };
 }
 
+/**
+ * Buttons heard in the window whose link still failed for a passing reason when it closed: exit 8
+ * (CONTRACT.md section 9), since the hub is still trying them in the background.
+ */
+function stillTried(report: WindowReport): PanicPairError | undefined {
+  const ids = report.outcomes.flatMap((outcome) => (!outcome.ok && outcome.kind === 'transient' ? [outcome.deviceId] : []));
+  if (ids.length === 0) return undefined;
+  return new PanicPairError('timeout', `${ids.join(', ')} not linked while the window was open (the API failed for a passing reason); ${KEEPS_TRYING}`);
+}
+
 export async function pairWindow(seconds: number, options: ClientOptions & { json?: boolean; customer?: number }): Promise<void> {
   const json = options.json === true;
   const heard = new Map<string, Heard>();
   let reporter: StepReporter | undefined;
   let disarm = (): void => {};
+  let printed = false;
   try {
     checkWait('--window', seconds);
     const report = await askDaemon<WindowReport>(
@@ -68,6 +81,7 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
           reporter.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
         },
         onProgress(progress) {
+          if (progress.step === 'retrying' && progress.wait) reporter?.note(`… ${progress.deviceId}: ${waitText(progress.wait)}`);
           const known = heard.get(progress.deviceId) ?? {};
           heard.set(progress.deviceId, { source: progress.source ?? known.source, rssi: progress.rssi ?? known.rssi });
         },
@@ -79,14 +93,19 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
     if (!report || !Array.isArray(report.outcomes)) {
       throw new PanicPairError('failure', 'the daemon did not report what the window linked; see `panic-pair devices`');
     }
+    const pending = stillTried(report);
     if (json) {
-      printJson(windowDocument(report));
+      printJson(pending === undefined ? windowDocument(report) : { ...(windowDocument(report) as object), keepsTrying: true, watch: 'panic-pair devices', exitCode: exitCodeOf('timeout') });
     } else {
       reporter?.stop();
       printLine(summary(report, seconds));
     }
+    if (pending !== undefined) {
+      printed = json;
+      throw pending;
+    }
   } catch (error) {
-    if (json) {
+    if (json && !printed) {
       const kind = errorKindOf(error);
       printJson({ ok: false, kind, message: messageOf(error), exitCode: exitCodeOf(kind) });
     } else {

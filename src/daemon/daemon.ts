@@ -6,7 +6,8 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { PairingEngine } from '../pairing/engine.js';
 import { PairingStore } from '../store/index.js';
-import { packageVersion } from '../version.js';
+import { buildTime, packageVersion } from '../version.js';
+import { wallClockIsUnset } from '../clock.js';
 import { createCounters, type Counters } from './counters.js';
 import { startMqttSide, type MqttSide } from './mqtt-side.js';
 import { buildStatus } from './status.js';
@@ -72,6 +73,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     autoPair: config.autoPair,
     counters,
     logger,
+    apiAddress: config.apiUrl.trim().replace(/\/+$/, ''),
   });
   const ble = await startBleSide({ config, counters, logger, onSighting: (sighting) => engine.sighting(sighting) });
 
@@ -102,6 +104,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       autoPair: config.autoPair,
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
       counters,
+      clockUnset: wallClockIsUnset(buildTime()),
+      uptimeSeconds: Math.round(process.uptime()),
     });
 
   const hearing: Hearing = {

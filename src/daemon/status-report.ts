@@ -8,6 +8,8 @@ export interface StatusReport {
   version: string;
   pid: number;
   startedAt: string;
+  /** Seconds since start on the monotonic clock: right even when the wall clock jumped since. */
+  uptimeSeconds?: number;
   /** false: degraded, and `problems` says why (exit 1). */
   healthy: boolean;
   problems: string[];

@@ -1,4 +1,5 @@
 import type { Counters } from './counters.js';
+import { CLOCK_UNSET } from '../clock.js';
 import type { StatusReport } from './status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
@@ -24,11 +25,15 @@ export interface StatusInputs {
   autoPair: boolean;
   windowOpenUntil?: number;
   counters: Counters;
+  /** The wall clock reads earlier than the package's build. */
+  clockUnset?: boolean;
+  uptimeSeconds?: number;
 }
 
 /** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
 export function buildStatus(inputs: StatusInputs): StatusReport {
   const problems: string[] = [];
+  if (inputs.clockUnset === true) problems.push(CLOCK_UNSET);
   if (inputs.token === 'missing') problems.push('no API token is configured');
   if (inputs.token === 'refused') problems.push('the API refused the token (401): install a valid token, then reload (systemctl reload panic-pair)');
   if (inputs.entitlement.entitled === false) {
@@ -64,6 +69,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   };
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;
   if (inputs.bleReason !== undefined) report.bleReason = inputs.bleReason;
+  if (inputs.uptimeSeconds !== undefined) report.uptimeSeconds = inputs.uptimeSeconds;
   if (inputs.windowOpenUntil !== undefined) report.windowOpenUntil = new Date(inputs.windowOpenUntil).toISOString();
   return report;
 }

@@ -6,6 +6,7 @@ import { bleModuleProblem, bleModuleReason } from './ble-module.js';
 import type { AdapterState, NoblePeripheral, NobleRadio } from './noble-loader.js';
 import type { ProfileMatcher } from './profiles.js';
 import type { Sighting } from './sighting.js';
+import { monotonicNow } from '../clock.js';
 
 // The BLE source: noble scanning (the hub's radio, or a replayed capture on the VirtualHciSocket),
 // every advertisement matched against the profiles, each button heard turned into a sighting.
@@ -29,7 +30,7 @@ export interface BleSourceOptions {
   counters: Counters;
   logger: Logger;
   onSighting(sighting: Sighting): void;
-  /** Milliseconds since the epoch. */
+  /** The monotonic clock (src/clock.ts): sighting times and the quiet-scan watchdog. */
   now?: () => number;
   /** A scan that delivered no report for this long is restarted; default 60 s. */
   quietRestartMs?: number;
@@ -56,7 +57,7 @@ const RESTART_AFTER_STOP_MS = 1_000;
 export function startBleSource(options: BleSourceOptions): BleSource {
   const { radio, matcher, source, adapter, counters, logger, onSighting } = options;
   const noble = radio.noble;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? monotonicNow;
   const quietRestartMs = options.quietRestartMs ?? 60_000;
   const maxKnown = options.maxKnownDevices ?? 4096;
   const unusable = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more BLE advertisements dropped` });

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import type { MqttConnection } from '../mqtt/connection.js';
 import type { Sighting } from './sighting.js';
+import { monotonicNow } from '../clock.js';
 
 /** What a source makes of one message: a sighting, why it is invalid, or nothing (not a button). */
 export type Reading = Sighting | { invalid: string } | undefined;
@@ -17,7 +18,7 @@ export interface MqttSourceOptions {
   counters: Counters;
   logger: Logger;
   onSighting(sighting: Sighting): void;
-  /** Milliseconds since the epoch; by default Date.now, read once a turn of the event loop. */
+  /** The monotonic clock (src/clock.ts), read once a turn of the event loop. */
   now?: () => number;
 }
 
@@ -31,7 +32,7 @@ export interface MqttSource {
 // sighting the engine throws on is counted and logged the same way, and the subscription stays.
 export function startMqttSource(options: MqttSourceOptions): MqttSource {
   const { counters, logger, onSighting, read, what } = options;
-  const now = options.now ?? oncePerTurn(Date.now);
+  const now = options.now ?? oncePerTurn(monotonicNow);
   const invalid = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more invalid ${what}s dropped` });
   const failed = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more ${what}s could not be handled` });
   let running = true;

@@ -8,7 +8,7 @@ export interface Sighting {
   rssi?: number;
   /** From the announcement or the BLE profile; otherwise the configured default applies. */
   deviceTypeId?: number;
-  /** Milliseconds since the epoch. */
+  /** When it was heard, on the monotonic clock (src/clock.ts): it measures ages, never a date. */
   at: number;
 }
 

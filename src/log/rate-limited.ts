@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import { monotonicNow } from '../clock.js';
 
 export interface RateLimitedWarningOptions {
   logger: Logger;
@@ -32,7 +33,7 @@ export class RateLimitedWarning {
     this.#summary = options.summary;
     this.#limit = options.limit ?? 5;
     this.#intervalMs = options.intervalMs ?? 60_000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicNow;
   }
 
   /** Logs at warn level, unless this interval's allowance is spent. */

@@ -227,7 +227,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
 }
 
 async function closeClient(client: MqttClient, status: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   if (client.connected) {
     await within(deadline, new Promise<void>((resolve) => client.publish(status, 'offline' satisfies StatusPayload, QOS1_RETAINED, () => resolve())));
   }
@@ -239,7 +239,7 @@ async function closeClient(client: MqttClient, status: string, timeoutMs: number
 /** Resolves true when the promise settled before the deadline. */
 function within(deadline: number, promise: Promise<void>): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
     void promise.then(() => {
       clearTimeout(timer);
       resolve(true);

@@ -23,6 +23,7 @@ interface Pending {
 export class BackgroundRetries {
   readonly #pending = new Map<string, Pending>();
   readonly #policy: RetryPolicy;
+  /** The wall clock, for a Retry-After given as a date; the waits themselves are timers. */
   readonly #clock: () => number;
   readonly #logger: Logger;
   /** Starts the job; 'later' when one is under way (its outcome decides), 'done' when linked meanwhile. */

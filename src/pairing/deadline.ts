@@ -64,6 +64,7 @@ export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', done);
       resolve();
     }
-    signal.addEventListener('abort', done, { once: true });
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
   });
 }

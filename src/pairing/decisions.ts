@@ -20,8 +20,9 @@ export interface LinkContext {
   trigger: LinkTrigger | undefined;
   /** The sighting is at or above the RSSI floor, or the floor does not apply to it. */
   strongEnough: boolean;
-  /** When the device's last link attempt failed (ms since epoch), if it did. */
+  /** When the device's last link attempt failed (monotonic ms), if it did. */
   lastFailureAt: number | undefined;
+  /** Monotonic ms (src/clock.ts). */
   now: number;
 }
 

@@ -4,7 +4,7 @@ import type { Sighting } from '../discovery/sighting.js';
 import type { RetryPolicy } from '../api/retry-delay.js';
 import { BackgroundRetries } from './background-retries.js';
 import { abortableDelay, raceAbort, reasonOf, seconds, timedOut, timeoutSignal } from './deadline.js';
-import { messageOf, PanicPairError } from '../errors.js';
+import { errorKindOf, messageOf, PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -17,6 +17,8 @@ import { PairingWindows } from './windows.js';
 import { SightingMemory } from './sighting-memory.js';
 import { RequestSlots } from '../api/request-slots.js';
 import type { EntitlementState, LinkOutcome, PairProgress, PairStep, ScanEntry, WindowReport } from './types.js';
+import { monotonicNow, wallNow, wallTimeOf } from '../clock.js';
+import { isPassingFailure, KEEPS_TRYING, outageRetryMs, outageText, type OutageWait } from './outage.js';
 
 export interface EngineOptions {
   customerId: number;
@@ -30,11 +32,16 @@ export interface EngineOptions {
   autoPair: boolean;
   counters: Counters;
   logger: Logger;
+  /** Monotonic ms (src/clock.ts): every duration. */
   clock?: () => number;
+  /** Epoch ms: only stamps records and reports. */
+  wallClock?: () => number;
   /** How failed links are tried again in the background; tests shorten it. */
   backgroundRetry?: RetryPolicy;
   /** A sighting this recent lets `pair <id>` start at once. */
   recentSightingMs?: number;
+  /** The API's base address, for the installer's messages during an outage (never the token). */
+  apiAddress?: string;
 }
 
 interface Job {
@@ -43,6 +50,8 @@ interface Job {
   asked: boolean;
   /** Whose button this job links (CONTRACT.md section 10). */
   customerId: number;
+  /** What started it, to start it again after a passing failure. */
+  sighting: Sighting;
   step: PairStep;
   listeners: Set<(step: PairStep) => void>;
 }
@@ -54,6 +63,8 @@ type Listener<T> = (value: T) => void;
 export class PairingEngine {
   readonly #options: EngineOptions;
   readonly #clock: () => number;
+  readonly #wallClock: () => number;
+  readonly #apiAddress: string;
   readonly #memory = new SightingMemory({ capacity: 2048, maxAgeMs: 10 * 60_000 });
   readonly #jobs = new Map<string, Job>();
   readonly #waiters = new Map<string, Set<Listener<Sighting>>>();
@@ -78,11 +89,13 @@ export class PairingEngine {
 
   constructor(options: EngineOptions) {
     this.#options = options;
-    this.#clock = options.clock ?? Date.now;
-    this.#windows = new PairingWindows(this.#clock);
+    this.#clock = options.clock ?? monotonicNow;
+    this.#wallClock = options.wallClock ?? wallNow;
+    this.#apiAddress = options.apiAddress ?? 'the configured address';
+    this.#windows = new PairingWindows(this.#clock, this.#wallClock);
     this.#retries = new BackgroundRetries({
       policy: options.backgroundRetry,
-      clock: this.#clock,
+      clock: this.#wallClock,
       logger: options.logger,
       retry: (target) => {
         if (this.#closing || this.#jobs.has(target.deviceId)) return 'later';
@@ -97,6 +110,7 @@ export class PairingEngine {
       customerId: options.customerId,
       ttlMs: options.entitlementTtlMs,
       clock: this.#clock,
+      wallClock: this.#wallClock,
       health: this.health,
       onChange: (state) => this.#notify(this.#entitlementListeners, state),
     });
@@ -109,6 +123,7 @@ export class PairingEngine {
           customerId,
           ttlMs: options.entitlementTtlMs,
           clock: this.#clock,
+          wallClock: this.#wallClock,
           health: this.health,
           onChange: () => {},
         }),
@@ -124,7 +139,7 @@ export class PairingEngine {
       // a request (an SD card, a busy disk), few enough that a burst never leaves many `linking`.
       staging: new RequestSlots(options.apiConcurrency * 2),
       slots: new RequestSlots(options.apiConcurrency),
-      clock: this.#clock,
+      clock: this.#wallClock,
       counters: options.counters,
       logger: options.logger,
       changed: (record) => this.#notify(this.#deviceListeners, record),
@@ -185,7 +200,7 @@ export class PairingEngine {
     if (!decision.link) return;
     if (otherOwner(this.record(sighting.deviceId), customerId) !== undefined) return;
     const job = this.#start(sighting, trigger === 'window', customerId);
-    if (trigger === 'window') this.#windows.adopt(job.promise, now);
+    if (trigger === 'window') this.#windows.adopt(this.#throughWindowOutages(job), now);
     else void job.promise.then((outcome) => this.#logAutomatic(outcome));
   }
 
@@ -205,7 +220,7 @@ export class PairingEngine {
       const record = this.record(deviceId);
       if (record !== undefined && otherOwner(record, customerId) !== undefined) throw new PanicPairError('failure', belongsMessage(record, customerId));
       if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
-      if (customerId !== this.#options.customerId) await this.gates.require(customerId);
+      if (customerId !== this.#options.customerId) await this.#requireMember(customerId);
       const running = this.#jobs.get(deviceId);
       const sighting =
         running === undefined
@@ -217,16 +232,16 @@ export class PairingEngine {
         throw new PanicPairError('failure', `${deviceId} is being linked to customer ${job.customerId} right now, not ${customerId}; a button is linked to one customer only`);
       }
       job.asked = true;
-      const report = (step: PairStep): void => options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting) });
-      report(job.step);
-      job.listeners.add(report);
-      try {
-        return await raceAbort(job.promise, timeout.signal, () =>
-          timedOut(deviceId, `the API did not answer about ${deviceId} within ${seconds(options.timeoutMs)}; it is still being linked, see \`panic-pair devices\``),
-        );
-      } finally {
-        job.listeners.delete(report);
-      }
+      const progress = (step: PairStep, wait?: OutageWait): void =>
+        options.onProgress({ deviceId, step, customerId, ...sourceOf(sighting), ...(wait ? { wait } : {}) });
+      return await this.#throughOutages(job, {
+        signal: timeout.signal,
+        progress,
+        onTimeout: (last) =>
+          last === undefined
+            ? timedOut(deviceId, `the API did not answer about ${deviceId} within ${seconds(options.timeoutMs)}; it is still being linked, see \`panic-pair devices\``)
+            : timedOut(deviceId, `${deviceId} was not linked within ${seconds(options.timeoutMs)}: ${outageText(this.#apiAddress, last.message)}; ${KEEPS_TRYING}`),
+      });
     } catch (error) {
       if (error instanceof PanicPairError) return { ok: false, deviceId, kind: error.kind, message: error.message };
       throw error;
@@ -242,13 +257,13 @@ export class PairingEngine {
    */
   async openWindow(
     seconds: number,
-    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; customerId?: number },
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void; customerId?: number },
   ): Promise<WindowReport> {
     this.#refuseWhenClosing();
     const customerId = options.customerId ?? this.#options.customerId;
     this.#refuseOtherWindow(customerId);
     if (customerId !== this.#options.customerId) {
-      await this.gates.require(customerId);
+      await this.#requireMember(customerId);
       this.#refuseOtherWindow(customerId); // one may have opened while the API was asked
     }
     this.#windowCustomers.set(customerId, (this.#windowCustomers.get(customerId) ?? 0) + 1);
@@ -301,7 +316,7 @@ export class PairingEngine {
 
   #heardSince(since: number): ScanEntry[] {
     return this.#memory.since(since, this.#clock()).map((seen) => {
-      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: new Date(seen.lastSeen).toISOString() };
+      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen) };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
       const state = this.record(seen.deviceId)?.state;
@@ -343,7 +358,13 @@ export class PairingEngine {
   }
 
   windowOpenUntil(): number | undefined {
-    return this.#windows.openUntil(this.#clock());
+    const until = this.#windows.openUntil(this.#clock());
+    return until === undefined ? undefined : wallTimeOf(until, { monotonic: this.#clock, wall: this.#wallClock });
+  }
+
+  /** The wall time of a monotonic instant, as an ISO stamp. */
+  #stamp(at: number): string {
+    return new Date(wallTimeOf(at, { monotonic: this.#clock, wall: this.#wallClock })).toISOString();
   }
 
   get jobsInFlight(): number {
@@ -367,7 +388,7 @@ export class PairingEngine {
   #start(sighting: Sighting, asked: boolean, customerId: number): Job {
     const existing = this.#jobs.get(sighting.deviceId);
     if (existing !== undefined) return existing;
-    const job: Job = { asked, customerId, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
+    const job: Job = { asked, customerId, sighting, step: 'checking', listeners: new Set(), promise: undefined as unknown as Promise<LinkOutcome> };
     const step = (next: PairStep): void => {
       job.step = next;
       for (const listener of job.listeners) listener(next);
@@ -385,6 +406,77 @@ export class PairingEngine {
       });
     this.#jobs.set(sighting.deviceId, job);
     return job;
+  }
+
+  /**
+   * A job seen through passing failures (CONTRACT.md section 9): after each, a short wait shown
+   * to the installer, then the link again, until it ends another way or `signal` fires (the
+   * time is up) or `tryAgain` says the next try comes too late. Resolves with the last outcome.
+   */
+  async #throughOutages(
+    first: Job,
+    options: {
+      signal: AbortSignal;
+      progress(step: PairStep, wait?: OutageWait): void;
+      /** The time is up; `last` is the passing failure being waited out, if any. */
+      onTimeout(last: (LinkOutcome & { ok: false }) | undefined): Error;
+      tryAgain?(inMs: number): boolean;
+    },
+  ): Promise<LinkOutcome> {
+    let job = first;
+    let last: (LinkOutcome & { ok: false }) | undefined;
+    for (let attempt = 1; ; attempt += 1) {
+      const report = (step: PairStep): void => options.progress(step);
+      report(job.step);
+      job.listeners.add(report);
+      let outcome: LinkOutcome;
+      try {
+        outcome = await raceAbort(job.promise, options.signal, () => options.onTimeout(last));
+      } finally {
+        job.listeners.delete(report);
+      }
+      const inMs = outageRetryMs(attempt);
+      if (!isPassingFailure(outcome) || this.#closing || options.signal.aborted) return outcome;
+      last = outcome;
+      if (options.tryAgain?.(inMs) === false) return outcome;
+      options.progress('retrying', { api: this.#apiAddress, reason: outcome.message, inMs });
+      await abortableDelay(inMs, options.signal);
+      if (options.signal.aborted) throw reasonOf(options.signal, () => options.onTimeout(last));
+      if (this.#closing) return outcome;
+      // The background retry of this same link may have finished it during the wait.
+      const linked = this.record(job.sighting.deviceId);
+      if (linked?.state === 'linked') return { ok: true, record: linked, alreadyLinked: false };
+      const next = this.#jobs.get(job.sighting.deviceId) ?? this.#start({ ...job.sighting, at: this.#clock() }, true, job.customerId);
+      // Started meanwhile for another customer (another installer's request): not ours to follow.
+      if (next.customerId !== job.customerId) return outcome;
+      next.asked = true;
+      job = next;
+    }
+  }
+
+  /** A window's link, tried again through passing failures while the window stays open. */
+  async #throughWindowOutages(job: Job): Promise<LinkOutcome> {
+    const { deviceId } = job.sighting;
+    const outcome = await this.#throughOutages(job, {
+      signal: new AbortController().signal,
+      progress: (step, wait) => this.#windows.tell({ deviceId, step, ...sourceOf(job.sighting), ...(wait ? { wait } : {}) }),
+      onTimeout: () => new PanicPairError('failure', 'the window was cancelled'),
+      tryAgain: (inMs) => this.#windows.isOpen(this.#clock() + inMs),
+    });
+    if (!isPassingFailure(outcome)) return outcome;
+    return { ...outcome, message: `not linked while the window was open: ${outageText(this.#apiAddress, outcome.message)}; ${KEEPS_TRYING}` };
+  }
+
+  /**
+   * Refuses early a customer outside the household or not entitled. An outage is no answer: it is
+   * left to the link itself, whose own check rides it out (CONTRACT.md section 9) before any POST.
+   */
+  async #requireMember(customerId: number): Promise<void> {
+    try {
+      await this.gates.require(customerId);
+    } catch (error) {
+      if (errorKindOf(error) !== 'transient') throw error;
+    }
   }
 
   /** Links waiting for a background retry. */

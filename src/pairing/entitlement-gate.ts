@@ -13,7 +13,10 @@ export class EntitlementGate {
   readonly #api: PanicApi;
   readonly #customerId: number;
   readonly #ttlMs: number;
+  /** Monotonic: the TTL. */
   readonly #clock: () => number;
+  /** Only stamps `checkedAt`. */
+  readonly #wallClock: () => number;
   readonly #health: ApiHealth;
   readonly #onChange: (state: EntitlementState) => void;
   #lastPositiveAt: number | undefined;
@@ -28,6 +31,7 @@ export class EntitlementGate {
     customerId: number;
     ttlMs: number;
     clock: () => number;
+    wallClock: () => number;
     health: ApiHealth;
     onChange: (state: EntitlementState) => void;
   }) {
@@ -35,6 +39,7 @@ export class EntitlementGate {
     this.#customerId = options.customerId;
     this.#ttlMs = options.ttlMs;
     this.#clock = options.clock;
+    this.#wallClock = options.wallClock;
     this.#health = options.health;
     this.#onChange = options.onChange;
     this.#state = { customerId: options.customerId, entitled: null };
@@ -79,6 +84,7 @@ export class EntitlementGate {
 
   async #ask(): Promise<EntitlementState> {
     const checkedAt = this.#clock();
+    const stamp = new Date(this.#wallClock()).toISOString();
     let next: EntitlementState;
     try {
       const subscriptions = await this.#api.listSubscriptions(this.#customerId);
@@ -87,7 +93,7 @@ export class EntitlementGate {
       this.#lastPositiveAt = entitled ? checkedAt : undefined;
       this.#lastError = undefined;
       this.#household = householdOf(this.#customerId, subscriptions);
-      next = { customerId: this.#customerId, entitled, checkedAt: new Date(checkedAt).toISOString() };
+      next = { customerId: this.#customerId, entitled, checkedAt: stamp };
     } catch (error) {
       this.#health.failed(error);
       this.#lastPositiveAt = undefined;
@@ -99,7 +105,7 @@ export class EntitlementGate {
       next = {
         customerId: this.#customerId,
         entitled: answered ? false : null,
-        checkedAt: new Date(checkedAt).toISOString(),
+        checkedAt: stamp,
         error: message,
       };
     }

@@ -33,6 +33,7 @@ export interface LinkJobContext {
   staging: RequestSlots;
   /** Jobs with a request out to the API. */
   slots: RequestSlots;
+  /** The wall clock: it only stamps records, never measures. */
   clock: () => number;
   counters: Counters;
   logger: Logger;

@@ -1,8 +1,9 @@
 import type { DeviceRecord } from '../store/record.js';
 import type { ErrorKind } from '../errors.js';
+import type { OutageWait } from './outage.js';
 
 // The steps an installer sees while `pair` runs, in order.
-export type PairStep = 'waiting' | 'checking' | 'linking' | 'linked';
+export type PairStep = 'waiting' | 'checking' | 'linking' | 'retrying' | 'linked';
 
 export interface PairProgress {
   deviceId: string;
@@ -12,6 +13,8 @@ export interface PairProgress {
   /** Where the button was heard, once it was. */
   source?: string;
   rssi?: number;
+  /** Step `retrying`: the link failed for a passing reason and is tried again after this wait. */
+  wait?: OutageWait;
 }
 
 /** How a link job ended. `kind` is set when it did not end linked. */

@@ -1,4 +1,4 @@
-import type { LinkOutcome, WindowReport } from './types.js';
+import type { LinkOutcome, PairProgress, WindowReport } from './types.js';
 
 interface Window {
   until: number;
@@ -6,19 +6,24 @@ interface Window {
   jobs: Array<Promise<unknown>>;
   outcomes: LinkOutcome[];
   onOutcome(outcome: LinkOutcome): void;
+  onProgress?(progress: PairProgress): void;
   close(): void;
 }
 
 // Open pairing windows (`pair --window S`). Each window reports the links started while it was
 // open; a link started inside a window is seen through even when the window closes meanwhile.
 export class PairingWindows {
+  /** Monotonic: when windows close. */
   readonly #clock: () => number;
+  /** Only stamps the report. */
+  readonly #wallClock: () => number;
   readonly #open = new Set<Window>();
   /** The latest `until` of the open windows: the hot path compares one number. */
   #openUntil = 0;
 
-  constructor(clock: () => number) {
+  constructor(clock: () => number, wallClock: () => number) {
     this.#clock = clock;
+    this.#wallClock = wallClock;
   }
 
   isOpen(now: number): boolean {
@@ -47,11 +52,21 @@ export class PairingWindows {
     }
   }
 
-  async open(durationMs: number, options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void }): Promise<WindowReport> {
+  /** A link of the open windows waits out a passing failure: each window's installer sees it. */
+  tell(progress: PairProgress): void {
+    for (const window of this.#open) window.onProgress?.(progress);
+  }
+
+  async open(
+    durationMs: number,
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void },
+  ): Promise<WindowReport> {
     const openedAt = this.#clock();
+    const openedStamp = new Date(this.#wallClock()).toISOString();
     let close!: () => void;
     const closed = new Promise<void>((resolve) => (close = resolve));
     const window: Window = { until: openedAt + durationMs, openedAt, jobs: [], outcomes: [], onOutcome: options.onOutcome, close };
+    if (options.onProgress) window.onProgress = options.onProgress;
     this.#open.add(window);
     this.#recompute();
     const timer = setTimeout(close, durationMs);
@@ -62,10 +77,10 @@ export class PairingWindows {
     options.signal.removeEventListener('abort', onAbort);
     this.#open.delete(window);
     this.#recompute();
-    const closedAt = this.#clock();
+    const closedStamp = new Date(this.#wallClock()).toISOString();
     // Jobs adopted after this point are impossible: the window is out of the set.
     await Promise.allSettled(window.jobs);
-    return { openedAt: new Date(openedAt).toISOString(), closedAt: new Date(closedAt).toISOString(), outcomes: window.outcomes };
+    return { openedAt: openedStamp, closedAt: closedStamp, outcomes: window.outcomes };
   }
 
   closeAll(): void {

@@ -12,6 +12,8 @@ import type { StatsCounter } from './stats.js';
 //   POST /__simulator/faults   replace every fault with the JSON body (see Faults)
 //   POST /__simulator/reset    clear stats and faults
 //   POST /__simulator/token    {"token": "..."}: accept this bearer token from now on (a rotation)
+//   POST /__simulator/seed     a seed ({"customers": [...]}): the customers from now on (a subscription
+//                              suspended or renewed while a hub runs)
 
 export const CONTROL_PREFIX = '/__simulator/';
 
@@ -21,9 +23,11 @@ export interface ControlState {
   reset(): void;
   /** Throws a PanicPairError('usage') for an empty token. */
   setToken(token: string): void;
+  /** Throws a PanicPairError('config') for an invalid seed. */
+  setSeed(seed: unknown): void;
 }
 
-const ROUTES: Record<string, string> = { stats: 'GET', faults: 'GET, POST', reset: 'POST', token: 'POST' };
+const ROUTES: Record<string, string> = { stats: 'GET', faults: 'GET, POST', reset: 'POST', token: 'POST', seed: 'POST' };
 
 export async function answerControl(request: IncomingMessage, response: ServerResponse, path: string, state: ControlState): Promise<void> {
   const name = path.slice(CONTROL_PREFIX.length);
@@ -53,6 +57,10 @@ export async function answerControl(request: IncomingMessage, response: ServerRe
       state.setToken(typeof token === 'string' ? token : '');
       // The token itself is not echoed: a simulator log may end up in a bug report.
       return sendJson(response, 200, { rotated: true });
+    }
+    if (name === 'seed') {
+      state.setSeed(value);
+      return sendJson(response, 200, { customers: value });
     }
     state.faults.set(value as Parameters<FaultPlan['set']>[0]);
   } catch (error) {

@@ -48,6 +48,8 @@ export interface Simulator {
   reset(): void;
   /** Accepts this bearer token from now on, and no other (a rotation); throws for an empty one. */
   setToken(token: string): void;
+  /** The customers and subscriptions from now on; throws a PanicPairError('config') for an invalid seed. */
+  setSeed(seed: Seed): void;
 }
 
 function baseAddress(address: AddressInfo): string {
@@ -79,6 +81,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
   const setToken = (token: string): void => {
     checkToken(token);
     state.token = token;
+  };
+  const setSeed = (seed: unknown): void => {
+    state.customers = customersOf(seed, 'the seed sent');
   };
 
   async function answerApi(
@@ -129,7 +134,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
       });
     });
     const work = path.startsWith(CONTROL_PREFIX)
-      ? answerControl(request, response, path, { faults, stats, reset, setToken })
+      ? answerControl(request, response, path, { faults, stats, reset, setToken, setSeed })
       : answerApi(request, response, path, started).then((applied) => void (fault = applied));
     // Nothing a client sends may take the simulator down; a request that breaks it just ends.
     work.catch(() => response.destroy());
@@ -160,6 +165,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     stats: () => stats.snapshot(),
     reset,
     setToken,
+    setSeed,
   };
 }
 

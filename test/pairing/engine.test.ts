@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PairingEngine } from '../../src/pairing/engine.js';
-import type { LinkOutcome } from '../../src/pairing/types.js';
+import type { LinkOutcome, PairProgress } from '../../src/pairing/types.js';
 import type { Seed } from '../../src/simulator/index.js';
 import { PairingStore } from '../../src/store/index.js';
 import type { Fault } from '../store/fixtures/faulty-fs.js';
@@ -12,7 +12,7 @@ import { rig, tempDir } from './engine-rig.js';
 const pairNow = (engine: PairingEngine, deviceId: string, timeoutMs = 10_000): Promise<LinkOutcome> =>
   engine.pair(deviceId, { timeoutMs, signal: new AbortController().signal, onProgress: () => {} });
 
-const seen = (deviceId: string, extra: { source?: string; rssi?: number } = {}) => ({ deviceId, source: 'mqtt', at: Date.now(), ...extra });
+const seen = (deviceId: string, extra: { source?: string; rssi?: number } = {}) => ({ deviceId, source: 'mqtt', at: performance.now(), ...extra });
 
 describe('PairingEngine', () => {
   it('writes the linking record durably before the POST goes out', async () => {
@@ -164,7 +164,21 @@ describe('PairingEngine background retries', () => {
     // The API drops every link request (both attempts of the first try, and a few more).
     simulator.setFaults({ queue: [{ type: 'drop', route: 'link', count: 4 }] });
     engine.sighting(seen('P1'));
-    await expect(pairNow(engine, 'P1')).resolves.toMatchObject({ ok: false, kind: 'transient', record: { state: 'failed' } });
+    // The installer gives up (Ctrl-C) at the first wait `pair` shows: the background takes over.
+    const cancel = new AbortController();
+    const waits: PairProgress[] = [];
+    const pairing = engine.pair('P1', {
+      timeoutMs: 30_000,
+      signal: cancel.signal,
+      onProgress: (progress) => {
+        if (progress.step !== 'retrying') return;
+        waits.push(progress);
+        cancel.abort();
+      },
+    });
+    await expect(pairing).resolves.toMatchObject({ ok: false, kind: 'failure' });
+    expect(waits[0]?.wait?.reason).toMatch(/dropped/);
+    expect(engine.record('P1')?.state).toBe('failed');
     expect(engine.pendingRetries).toBe(1);
     await expect.poll(() => engine.record('P1')?.state, { timeout: 10_000 }).toBe('linked');
     expect(engine.pendingRetries).toBe(0);

@@ -25,7 +25,7 @@ const pairFor = (engine: PairingEngine, deviceId: string, customerId?: number): 
     ...(customerId === undefined ? {} : { customerId }),
   });
 
-const seen = (deviceId: string) => ({ deviceId, source: 'mqtt', at: Date.now() });
+const seen = (deviceId: string) => ({ deviceId, source: 'mqtt', at: performance.now() });
 
 describe('the engine and the household', () => {
   it("asks a member's own list once a TTL, however many buttons are linked to it", async () => {

@@ -17,7 +17,7 @@ describe('link staging', () => {
     const outcomes: LinkOutcome[] = [];
     const window = engine.openWindow(30, { signal: AbortSignal.timeout(30_000), onOutcome: (outcome) => outcomes.push(outcome) });
     const ids = Array.from({ length: 10 }, (_, i) => `STAGE${i}`);
-    for (const deviceId of ids) engine.sighting({ deviceId, source: 'mqtt', at: Date.now() });
+    for (const deviceId of ids) engine.sighting({ deviceId, source: 'mqtt', at: performance.now() });
 
     const linking = (): number => store.all().filter((record) => record.state === 'linking').length;
     let most = 0;

@@ -26,6 +26,17 @@ describe('/__simulator/ test controls', () => {
     });
   });
 
+  it('replace the customers while running (a subscription suspended), refusing an invalid seed', async () => {
+    const sim = await simulator();
+    const seed = { customers: [{ id: 42, subscriptions: [{ id: 1, subscriptionTypeId: 1, status: 'suspended', dependantCustomerIds: [] }] }] };
+    const json = { method: 'POST', headers: { 'content-type': 'application/json' } };
+    expect((await call(sim.url, '/__simulator/seed', { ...json, body: JSON.stringify(seed) })).status).toBe(200);
+    expect((await call(sim.url, LIST, { headers: AUTH })).json).toMatchObject([{ id: 1, status: 'suspended' }]);
+    const invalid = await call(sim.url, '/__simulator/seed', { ...json, body: JSON.stringify({ customers: [{ id: 'x' }] }) });
+    expect(invalid.status).toBe(400);
+    expect((await call(sim.url, LIST, { headers: AUTH })).json).toMatchObject([{ id: 1, status: 'suspended' }]);
+  });
+
   it('set faults out of process, read them back, and apply them once per count', async () => {
     const sim = await simulator();
     const set = await setFaults(sim.url, { queue: [{ type: 'status', status: 503, route: 'subscriptions', count: 2 }] });

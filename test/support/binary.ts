@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,8 +38,11 @@ export function runBinary(args: string[], env: Record<string, string | undefined
   let stdout = '';
   let stderr = '';
   const result = new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
+    // Another user may not be able to enter the checkout (a 0700 home directory): it runs a copy.
+    const other = options.uid !== undefined && options.uid !== process.getuid?.();
+    const root = other ? readableCopy() : ROOT;
+    const child = spawn(process.execPath, [path.join(root, 'bin', 'panic-pair.js'), ...args], {
+      cwd: root,
       env: clean,
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.uid === undefined ? {} : { uid: options.uid }),
@@ -53,3 +57,57 @@ export function runBinary(args: string[], env: Record<string, string | undefined
   return Object.assign(result, { stdout: () => stdout });
 }
 
+
+let copy: string | undefined;
+
+/**
+ * What the CLI runs (bin, dist, package.json and the runtime packages the lockfile names, native
+ * optional ones left out), copied once per test process into a directory every user can read. The
+ * checkout itself may sit where only its owner can go. A test worker may end without an `exit`
+ * event, so each copy names its process and copies of processes gone are removed here.
+ */
+function readableCopy(): string {
+  if (copy !== undefined) return copy;
+  removeOrphanCopies();
+  const root = mkdtempSync(path.join(tmpdir(), COPY_PREFIX));
+  writeFileSync(path.join(root, 'owner.pid'), String(process.pid));
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  chmodSync(root, 0o755);
+  for (const name of ['bin', 'dist']) cpSync(path.join(ROOT, name), path.join(root, name), { recursive: true });
+  copyFileSync(path.join(ROOT, 'package.json'), path.join(root, 'package.json'));
+  const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; optional?: boolean }>;
+  };
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    // Top-level packages only: the nested ones come with them.
+    if (!/^node_modules\/(@[^/]+\/)?[^/]+$/.test(where) || entry.dev === true || entry.optional === true) continue;
+    if (existsSync(path.join(ROOT, where))) cpSync(path.join(ROOT, where), path.join(root, where), { recursive: true });
+  }
+  copy = root;
+  return root;
+}
+
+const COPY_PREFIX = 'panic-pair-cli-';
+
+function removeOrphanCopies(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(COPY_PREFIX)) continue;
+    const dir = path.join(tmpdir(), name);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(path.join(dir, 'owner.pid'), 'utf8'));
+    } catch {
+      continue; // being made right now, or not ours
+    }
+    if (!isAlive(pid)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

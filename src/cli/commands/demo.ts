@@ -8,6 +8,7 @@ import { PanicPairError } from '../../errors.js';
 import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
 import { DEFAULT_SEED_CUSTOMER_ID, DEMO_DEPENDANT_CUSTOMER_ID, DEMO_HOUSEHOLD_SEED, startSimulator } from '../../simulator/index.js';
 import type { DeviceRecord } from '../../store/record.js';
+import { waitText } from '../../pairing/outage.js';
 
 const BUTTON = 'DEMO-7F3A9C';
 /** A second person's button, linked to the dependant on the hub customer's subscription. */
@@ -109,6 +110,8 @@ function describe(progress: PairProgress): string {
       return `heard ${progress.deviceId} over ${progress.source ?? 'a source'}; checking the subscription of customer ${progress.customerId ?? DEFAULT_SEED_CUSTOMER_ID}`;
     case 'linking':
       return `customer entitled; linking ${progress.deviceId} to customer ${progress.customerId ?? DEFAULT_SEED_CUSTOMER_ID} (POST /panic-api/v2/devices)`;
+    case 'retrying':
+      return progress.wait ? waitText(progress.wait) : `trying ${progress.deviceId} again`;
     case 'linked':
       return `linked ${progress.deviceId}`;
   }

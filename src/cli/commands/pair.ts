@@ -6,6 +6,7 @@ import { exitCodeOf } from '../exit-codes.js';
 import { pairWindow } from '../pair-window.js';
 import { cancelOnInterrupt, createStepReporter, type StepReporter } from '../progress.js';
 import { printJson } from '../render.js';
+import { waitText, type OutageWait } from '../../pairing/outage.js';
 
 // `panic-pair pair <deviceId>`: ask the daemon to link one button as soon as it is seen, showing
 // each step as the daemon reports it. `pair --window S` is in ../pair-window.ts.
@@ -55,9 +56,15 @@ function stepText(progress: PairProgress, chosen: number | undefined): string | 
       return customerId === undefined ? 'Checking the subscription' : `Checking the subscription of customer ${customerId}`;
     case 'linking':
       return `Linking ${progress.deviceId}${toCustomer(chosen)}`;
+    case 'retrying':
+      return progress.wait ? waitText(progress.wait) : `Trying ${progress.deviceId} again`;
     default:
       return undefined; // 'linked': the result line says it, with the link id
   }
+}
+
+function waitsOf(waits: OutageWait[]): { waits?: OutageWait[] } {
+  return waits.length === 0 ? {} : { waits };
 }
 
 function toCustomer(customerId: number | undefined): string {
@@ -74,6 +81,8 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
   const json = options.json === true;
   let reporter: StepReporter | undefined;
   let current: string | undefined;
+  /** The outages waited out, for --json: the same facts the live lines show. */
+  const waits: OutageWait[] = [];
   let disarm = (): void => {};
   try {
     if (!isValidDeviceId(deviceId)) {
@@ -92,8 +101,10 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
       {
         timeoutMs: timeoutMs + CLIENT_GUARD_MS,
         onProgress(progress) {
+          if (progress.step === 'retrying' && progress.wait) waits.push(progress.wait);
           const text = stepText(progress, options.customer);
-          if (!reporter || text === undefined || text === current) return;
+          // Each wait is news, even when it reads like the one before.
+          if (!reporter || text === undefined || (text === current && progress.step !== 'retrying')) return;
           current = text;
           reporter.step(text);
         },
@@ -110,6 +121,7 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
         linkId: record.linkId,
         linkedAt: record.linkedAt,
         alreadyLinked,
+        ...waitsOf(waits),
       });
     } else if (alreadyLinked) {
       const since = record.linkedAt ? `, since ${record.linkedAt}` : '';
@@ -120,7 +132,8 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
   } catch (error) {
     if (json) {
       const kind = errorKindOf(error);
-      printJson({ ok: false, deviceId, kind, message: messageOf(error), exitCode: exitCodeOf(kind) });
+      const keepsTrying = kind === 'timeout' && waits.length > 0 ? { keepsTrying: true, watch: 'panic-pair devices' } : {};
+      printJson({ ok: false, deviceId, kind, message: messageOf(error), exitCode: exitCodeOf(kind), ...waitsOf(waits), ...keepsTrying });
     } else if (current !== undefined) {
       reporter?.fail(current);
     } else {

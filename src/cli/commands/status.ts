@@ -30,8 +30,14 @@ const TOKEN_TEXT: Record<StatusReport['token'], string> = {
 };
 
 export function statusLines(report: StatusReport, now: number): string {
+  // The daemon's own monotonic uptime when it gives one: the wall clocks may have jumped since.
   const startedAt = Date.parse(report.startedAt);
-  const uptime = Number.isNaN(startedAt) ? 'unknown' : duration(now - startedAt);
+  const uptime =
+    typeof report.uptimeSeconds === 'number'
+      ? duration(report.uptimeSeconds * 1000)
+      : Number.isNaN(startedAt)
+        ? 'unknown'
+        : duration(now - startedAt);
   const d = report.devices;
   const c = report.counters;
   const rows: [string, string][] = [
