@@ -24,9 +24,10 @@ import type { EngineOptions } from './engine-options.js';
 export type { EngineOptions } from './engine-options.js';
 
 // The pairing engine: decides what to link (decisions.ts) and hands the work to the parts beside
-// it: link jobs one per device (link-jobs.ts), `pair <id>` (pair-button.ts), passing failures
-// (through-outages.ts), customers (customer-checks.ts), links the store missed (unsaved-links.ts).
-// It knows nothing of where sightings come from.
+// it: link jobs one per device with their background retries and crash recovery (link-jobs.ts),
+// `pair <id>` (pair-button.ts), passing failures (through-outages.ts), window customers
+// (customer-checks.ts), `scan` (heard-buttons.ts), links the store missed (unsaved-links.ts), and
+// its outputs (listeners.ts). It knows nothing of where sightings come from.
 export class PairingEngine {
   readonly #options: EngineOptions;
   readonly #clock: () => number;
