@@ -26,6 +26,12 @@ const WORDS: Readonly<Record<number, string>> = {
   0xa2: 'wildcard subscriptions not supported',
 };
 
+/** The code a SUBACK gave a one-filter SUBSCRIBE (a granted QoS, or a refusal); undefined when none came. */
+export function subackCode(granted: ReadonlyArray<{ qos: number }> | undefined, packet: { granted: readonly unknown[] } | undefined): number | undefined {
+  const code = packet?.granted[0] ?? granted?.[0]?.qos;
+  return typeof code === 'number' ? code : undefined;
+}
+
 export function isRefusal(code: number | undefined): code is number {
   return code !== undefined && code >= REFUSED;
 }
