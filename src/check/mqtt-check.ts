@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import { readMqttPassword } from '../config/secret-file.js';
 import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
 import { messageOf } from '../errors.js';
-import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
+import { aclSubject, isRefusal, protocolName, reasonWords } from '../mqtt/broker-answers.js';
 import { describeConnectFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
@@ -51,9 +51,9 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
     return fail('mqtt', failure.detail, failure.fix);
   }
 
-  const user = mqtt.username === undefined ? 'this client (no user name)' : `user ${mqtt.username}`;
+  const user = aclSubject(mqtt.username);
   const as = mqtt.username === undefined ? '' : ` as ${mqtt.username}`;
-  const spoken = outcome.protocolVersion === 5 ? 'MQTT 5' : 'MQTT 3.1.1';
+  const spoken = `MQTT ${protocolName(outcome.protocolVersion)}`;
   const refused = outcome.granted.filter((answer) => isRefusal(answer.code));
   if (refused.length > 0) {
     const list = refused.map((answer) => `${answer.filter} (${reasonWords(answer.code, outcome.protocolVersion)})`).join(', ');

@@ -49,3 +49,8 @@ export type ProtocolName = '5' | '3.1.1';
 export function protocolName(version: 4 | 5): ProtocolName {
   return version === 5 ? '5' : '3.1.1';
 }
+
+/** Whom the broker's ACL must let through, as `status` and `check` name it in their fixes. */
+export function aclSubject(username: string | undefined): string {
+  return username === undefined ? 'this client (no user name)' : `user ${username}`;
+}
