@@ -28,6 +28,11 @@ export function parseRequest(line: string): Validated<ControlRequest> {
   } catch {
     return { ok: false, message: 'the request is not valid JSON' };
   }
+  return checkRequest(body);
+}
+
+/** Checks a request already parsed (a control line, or an action of the installer's page). */
+export function checkRequest(body: unknown): Validated<ControlRequest> {
   if (!isRecord(body) || typeof body.type !== 'string') {
     return { ok: false, message: 'the request must be a JSON object with a "type"' };
   }
