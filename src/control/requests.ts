@@ -42,14 +42,11 @@ export function checkRequest(body: unknown): Validated<ControlRequest> {
     case 'household':
       return { ok: true, value: { type: body.type } };
     case 'scan':
-      if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
-        return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
-      }
-      return { ok: true, value: { type: body.type, seconds: body.seconds } };
     case 'window': {
       if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
         return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
       }
+      if (body.type === 'scan') return { ok: true, value: { type: 'scan', seconds: body.seconds } };
       const customer = customerOf(body);
       if (!customer.ok) return customer;
       return { ok: true, value: { type: 'window', seconds: body.seconds, ...customer.value } };
