@@ -12,11 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/support/loopback.mjs';
-import { median, mb, mqttClient, onCleanup, report, ROOT, rssOf, runBench, sleep, startChild, startDaemon, startMosquitto, startSimulator, until } from './lib/harness.mjs';
+import { median, mb, mqttClient, onCleanup, report, ROOT, runBench, sleep, startChild, startDaemon, startDependencyFloor, startMosquitto, startSimulator, until } from './lib/harness.mjs';
 
 const PREFIX = 'bench';
 const CODE = 'bench-installer-code';
-const BASELINE = "await Promise.all(['mqtt', 'got', 'pino', 'zod', 'env-var'].map((name) => import(name))); setInterval(() => {}, 60_000);";
 const SAMPLES = 30;
 
 function percentile(values, p) {
@@ -43,7 +42,7 @@ await runBench('web-page', async () => {
     const status = await daemon.status();
     return status.mqtt === 'connected' && status.entitled === true;
   });
-  const baselines = [0, 1, 2].map(() => startChild(process.execPath, ['--input-type=module', '-e', BASELINE], { cwd: ROOT, stdio: 'ignore' }));
+  const floor = startDependencyFloor();
 
   const profile = mkdtempSync(path.join(tmpdir(), 'bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -99,7 +98,7 @@ await runBench('web-page', async () => {
   await client.endAsync();
   await sleep(20_000); // the live channel beats meanwhile; V8 settles after the burst
   const daemonRss = daemon.rssBytes();
-  const baselineRss = median(baselines.map((child) => rssOf(child.pid)));
+  const baselineRss = floor.rss();
   const status = await daemon.status();
 
   // The page's code alone: what lazy loading saves a hub without the page.
