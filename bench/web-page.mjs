@@ -11,6 +11,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, PHONE } from '../test/support/chromium.mjs';
 import { freePort } from '../test/support/loopback.mjs';
 import { median, mb, mqttClient, onCleanup, report, ROOT, runBench, sleep, startChild, startDaemon, startDependencyFloor, startMosquitto, startSimulator, until } from './lib/harness.mjs';
 
@@ -46,10 +47,10 @@ await runBench('web-page', async () => {
 
   const profile = mkdtempSync(path.join(tmpdir(), 'bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.PANIC_PAIR_CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 390, height: 844 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: PHONE,
+    args: [...CHROMIUM_ARGS],
   });
   onCleanup(async () => {
     await context.close();
