@@ -43,10 +43,7 @@ await runBench('memory', async () => {
   const broker = await startMosquitto();
   const simulator = await startSimulator();
   const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX, nodeArgs: ['--trace-gc'] });
-  await until('the daemon to be ready', async () => {
-    const status = await daemon.status();
-    return status.mqtt === 'connected' && status.entitled === true;
-  });
+  await daemon.ready();
   const floor = startDependencyFloor();
   const rssAtStart = daemon.rssBytes();
 

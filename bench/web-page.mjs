@@ -39,10 +39,7 @@ await runBench('web-page', async () => {
     apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX,
     env: { PANIC_PAIR_WEB_LISTEN: `127.0.0.1:${port}`, PANIC_PAIR_WEB_CODE_FILE: codeFile, PANIC_PAIR_LOG_LEVEL: 'warn' },
   });
-  await until('the daemon to be ready', async () => {
-    const status = await daemon.status();
-    return status.mqtt === 'connected' && status.entitled === true;
-  });
+  await daemon.ready();
   const floor = startDependencyFloor();
 
   const profile = mkdtempSync(path.join(tmpdir(), 'bench-chromium-'));
