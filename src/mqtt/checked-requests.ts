@@ -1,6 +1,6 @@
 import type { MqttClient } from 'mqtt';
+import { errorCodeOf } from '../errors.js';
 import { isRefusal, subackCode } from './broker-answers.js';
-import { errorCodeOf } from './connect-failure.js';
 import type { BrokerRefusals } from './refusals.js';
 
 // Every subscription and retained publish of the daemon, with the broker's answer read: a SUBACK

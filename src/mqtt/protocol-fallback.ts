@@ -1,5 +1,5 @@
 import type { MqttClient } from 'mqtt';
-import { errorCodeOf } from './connect-failure.js';
+import { errorCodeOf } from '../errors.js';
 
 // MQTT 5 where the broker speaks it, 3.1.1 where it does not. A broker without MQTT 5 (aedes, the
 // embedded demo broker; mosquitto before 1.6) answers CONNECT with CONNACK 1 "unacceptable
