@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readToken, type Config, type Secret, type TokenSource } from '../config/index.js';
-import { codeOf } from '../config/file-access.js';
+import { codeOf, looseness } from '../config/file-access.js';
 import { SECRET_FILE_FORBIDDEN_BITS } from '../config/secret-file.js';
 import { messageOf } from '../errors.js';
 import { fail, pass, type CheckResult } from './result.js';
@@ -70,9 +70,9 @@ function fileProblem(path: string): CheckResult | undefined {
   try {
     const mode = fstatSync(fd).mode & 0o777;
     // The daemon's own rule (config/secret-file.ts), with check's wording and the mode shown.
-    if ((mode & SECRET_FILE_FORBIDDEN_BITS) !== 0) {
-      const what = (mode & 0o044) === 0 ? 'writable' : (mode & 0o022) === 0 ? 'readable' : 'readable and writable';
-      return fail('token', `token file ${path} is ${what} by group or others (mode ${mode.toString(8).padStart(4, '0')})`, `chmod 600 ${path}`);
+    const loose = mode & SECRET_FILE_FORBIDDEN_BITS;
+    if (loose !== 0) {
+      return fail('token', `token file ${path} ${looseness(loose)} (mode ${mode.toString(8).padStart(4, '0')})`, `chmod 600 ${path}`);
     }
     return undefined;
   } finally {

@@ -57,7 +57,7 @@ export function codeOf(error: unknown): string {
 }
 
 /** "is readable by group or others" and the like, from the offending permission bits. */
-function looseness(mode: number): string {
+export function looseness(mode: number): string {
   const readable = (mode & 0o044) !== 0;
   const writable = (mode & 0o022) !== 0;
   const what = readable && writable ? 'readable and writable' : readable ? 'readable' : 'writable';
