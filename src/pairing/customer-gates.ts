@@ -26,6 +26,10 @@ export class CustomerGates {
     this.#gateFor = options.gateFor;
   }
 
+  get hubCustomerId(): number {
+    return this.#hubCustomerId;
+  }
+
   /** The household's ids as last learned, the hub's customer first; no request is made. */
   householdIds(): number[] {
     return this.hub.household().map((member) => member.customerId);
