@@ -1,4 +1,5 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PanicPairError } from '../errors.js';
 
@@ -9,7 +10,7 @@ export interface EmbeddedBroker {
 
 type AedesModule = typeof import('aedes');
 
-const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_DIR = path.resolve(fileURLToPath(new URL('../../', import.meta.url)));
 
 /**
  * An MQTT broker inside this process (aedes) on a free loopback port, so that the demo needs no
