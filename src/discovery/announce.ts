@@ -19,8 +19,9 @@ const announcementSchema = z.object({
 });
 
 // The compact form a button sends is read straight from its bytes first (compact-announcement.ts):
-// under a flood, JSON.parse took the daemon's CPU a message from about that of a bare subscriber
-// to 1.3 to 1.7 times it, and the ingest figure below its target (docs/performance.md).
+// on a busy machine, under a flood, JSON.parse took the daemon's CPU a message from about a bare
+// subscriber's to 1.3 to 1.7 times it and the ingest figure below its target; on an idle one it
+// made no difference (docs/performance.md, issue 15).
 export function parseAnnouncement(payload: Buffer, at: number): AnnouncementResult {
   const compact = readCompactAnnouncement(payload, at);
   if (compact !== undefined) return compact;
