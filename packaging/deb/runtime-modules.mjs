@@ -7,13 +7,12 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-export const EXTERNAL = ['@abandonware/noble', '@abandonware/bluetooth-hci-socket', 'pino', 'pino-pretty'];
+// pino-pretty is a development dependency: a hub logs JSON (src/log/logger.ts).
+export const EXTERNAL = ['@abandonware/noble', '@abandonware/bluetooth-hci-socket', 'pino'];
 
 /** Dependencies a package declares that are not needed to run it on a hub. */
 const NOT_AT_RUN_TIME = new Set([
   ...['node-gyp', '@mapbox/node-pre-gyp', 'nan', 'node-addon-api', 'napi-thread-safe-callback', 'node-gyp-build', 'usb'],
-  // pino-pretty's command line only; the daemon uses it as a library.
-  ...['help-me', 'minimist'],
 ]);
 
 /** Files and folders no package needs at run time. */
@@ -23,9 +22,8 @@ const KEPT = /(^|\/)(LICEN[CS]E[^/]*|package\.json)$/i;
 const PRUNED_IN = {
   '@abandonware/noble': /^(lib\/(mac|win|webbluetooth|websocket|distributed)|build|src|assets|test[^/]*\.js|ws-slave\.js|with-[^/]*\.js)$/,
   '@abandonware/bluetooth-hci-socket': /^(build|src|lib\/binding|appveyor\.yml|test\.js)$/,
-  // The command lines of the loggers; the daemon uses both as libraries.
+  // The logger's command line; the daemon uses it as a library.
   pino: /^(bin\.js|browser\.js)$/,
-  'pino-pretty': /^(bin\.js|help)$/,
 };
 
 /** Where `name` resolves from the package folder `from`, as Node's resolution looks upwards. */

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -15,7 +16,8 @@ export const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
-  /** Human-readable lines instead of JSON (a terminal); journald gets JSON. */
+  /** Human-readable lines instead of JSON (a terminal) where pino-pretty is installed; journald
+   * gets JSON. */
   pretty?: boolean;
   destination?: DestinationStream;
 }
@@ -27,10 +29,21 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (options.pretty && !options.destination) {
+  if (options.pretty && !options.destination && prettyInstalled()) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
   }
   return pino(base, options.destination ?? pino.destination({ fd: 1, sync: false }));
+}
+
+/** pino-pretty is a development dependency: a hub installed with `npm ci --omit=dev` logs JSON
+ * in a terminal too, which is what the daemon logs anyway (pipe it through pino-pretty to read). */
+export function prettyInstalled(resolve: (name: string) => string = createRequire(import.meta.url).resolve): boolean {
+  try {
+    resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A logger that drops everything, for tests and for commands that print their own output. */

@@ -1,108 +1,27 @@
-// Where a text stops being JSON. V8's JSON.parse names the position for some faults and only a
-// snippet for others ("Unexpected token '}', ...") ; an installer fixing or judging a store file by
-// hand needs the place every time. Used only after JSON.parse has failed, so speed is no concern.
-class Stop {
-  constructor(readonly at: number) {}
-}
+// Where a store file stops being JSON, for the message that refuses it: an installer fixing or
+// judging the file by hand needs the place every time. V8 names the position for most faults
+// ("... in JSON at position 8") and the end for a text cut short, but only a snippet for an
+// unexpected character (`Unexpected token '}', ..."evices": [}" is not valid JSON`); libraries
+// that reword V8's message (json-parse-even-better-errors, parse-json) cannot place that one either.
+// There a JSON parser that tracks positions (momoa) places it: it points at the start of the
+// token it could not take, so a misspelt `tru` is placed at its `t`. Loaded only here, once
+// JSON.parse has failed, so the daemon never pays for it otherwise.
 
-const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
-const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
-
-/** The offset of the first character that breaks the JSON grammar (the length when the text ends
- * early), or null when the text is valid or too deeply nested to scan. */
-export function jsonErrorPosition(text: string): number | null {
-  let at = 0;
-  const stop = (): never => {
-    throw new Stop(at);
-  };
-  const isDigit = (): boolean => at < text.length && text[at]! >= '0' && text[at]! <= '9';
-  const skipWhitespace = (): void => {
-    while (at < text.length && WHITESPACE.has(text[at]!)) at += 1;
-  };
-  const expectChar = (char: string): void => {
-    if (text[at] !== char) stop();
-    at += 1;
-  };
-  const digits = (): void => {
-    if (!isDigit()) stop();
-    while (isDigit()) at += 1;
-  };
-  const string = (): void => {
-    expectChar('"');
-    for (;;) {
-      if (at >= text.length || text.charCodeAt(at) < 0x20) stop();
-      const char = text[at]!;
-      at += 1;
-      if (char === '"') return;
-      if (char !== '\\') continue;
-      if (text[at] === 'u') {
-        at += 1;
-        for (let k = 0; k < 4; k += 1) {
-          if (!/^[0-9a-fA-F]$/.test(text[at] ?? '')) stop();
-          at += 1;
-        }
-      } else if (ESCAPES.has(text[at] ?? '')) at += 1;
-      else stop();
-    }
-  };
-  const number = (): void => {
-    if (text[at] === '-') at += 1;
-    if (text[at] === '0') at += 1;
-    else digits();
-    if (text[at] === '.') {
-      at += 1;
-      digits();
-    }
-    if (text[at] === 'e' || text[at] === 'E') {
-      at += 1;
-      if (text[at] === '+' || text[at] === '-') at += 1;
-      digits();
-    }
-  };
-  const sequence = (close: string, member: () => void): void => {
-    at += 1;
-    skipWhitespace();
-    if (text[at] === close) {
-      at += 1;
-      return;
-    }
-    for (;;) {
-      member();
-      skipWhitespace();
-      if (text[at] === ',') at += 1;
-      else return expectChar(close);
-    }
-  };
-  const value = (): void => {
-    skipWhitespace();
-    const char = text[at];
-    if (char === '{') {
-      return sequence('}', () => {
-        skipWhitespace();
-        string();
-        skipWhitespace();
-        expectChar(':');
-        value();
-      });
-    }
-    if (char === '[') return sequence(']', value);
-    if (char === '"') return string();
-    for (const word of ['true', 'false', 'null']) {
-      if (char === word[0]) return [...word].forEach(expectChar);
-    }
-    if (char === '-' || isDigit()) return number();
-    stop();
-  };
+/** The offset of the fault `error` (what JSON.parse threw on `text`) reports or momoa finds; the
+ * length when the text ends early; null when neither can place it (e.g. nesting too deep to scan). */
+export async function jsonErrorPosition(error: unknown, text: string): Promise<number | null> {
+  const message = error instanceof Error ? error.message : '';
+  const named = /in JSON at position (\d+)/.exec(message)?.[1];
+  if (named !== undefined) return Number(named);
+  if (message.startsWith('Unexpected end of JSON input')) return text.length;
+  const { parse } = await import('@humanwhocodes/momoa');
   try {
-    value();
-    skipWhitespace();
-    if (at < text.length) stop();
-    return null;
-  } catch (error) {
-    // RangeError: nesting deep enough to exhaust the stack; the caller falls back to V8's words.
-    if (error instanceof Stop) return error.at;
-    return null;
+    parse(text, { mode: 'json' });
+  } catch (fault) {
+    const offset = (fault as { offset?: unknown }).offset;
+    if (typeof offset === 'number') return offset;
   }
+  return null;
 }
 
 /** "position 33 (line 2, column 5)", counted from 0 and from 1 as editors do. */

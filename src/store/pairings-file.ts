@@ -28,7 +28,7 @@ export async function readPairingsFile(file: string): Promise<DeviceRecord[]> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw refused(file, `is not valid JSON ${jsonErrorPlace(error, text)}`);
+    throw refused(file, `is not valid JSON ${await jsonErrorPlace(error, text)}`);
   }
   const version = schemaVersionOf(value);
   if (typeof version === 'number' && version !== STORE_SCHEMA_VERSION) {
@@ -93,8 +93,8 @@ function refused(file: string, what: string): PanicPairError {
   return new PanicPairError('store', `${file} ${what}; ${ADVICE}`);
 }
 
-function jsonErrorPlace(error: unknown, text: string): string {
-  const position = jsonErrorPosition(text);
+async function jsonErrorPlace(error: unknown, text: string): Promise<string> {
+  const position = await jsonErrorPosition(error, text);
   if (position !== null) return `at ${describeJsonPosition(text, position)}`;
   return `(${error instanceof Error ? error.message : String(error)})`;
 }

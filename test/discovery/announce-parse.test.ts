@@ -55,6 +55,20 @@ describe('parseAnnouncement: invalid', () => {
     expect((result as { invalid: string }).invalid).toMatch(/\S/);
   });
 
+  it.each([
+    ['{"deviceId":123}', /^deviceId must be 1 to 64 characters/],
+    ['{"rssi":-50}', /^deviceId must be 1 to 64 characters/],
+    ['{"deviceId":"A B"}', /^deviceId must be 1 to 64 characters/],
+    ['{"deviceId":"A","deviceTypeId":1.5}', /^deviceTypeId must be an integer/],
+    ['{"deviceId":"A","deviceTypeId":9007199254740993}', /^deviceTypeId must be an integer/],
+    ['{"deviceId":"A","rssi":"x"}', /^rssi must be a number from -127 to 20/],
+    ['{"deviceId":"A","rssi":21}', /^rssi must be a number from -127 to 20/],
+    ['[1]', /^not a JSON object/],
+    ['{"deviceId":', /^not JSON/],
+  ])('says which rule %s breaks, for the log', (text, reason) => {
+    expect(parse(text)).toEqual({ invalid: expect.stringMatching(reason) });
+  });
+
   it('rejects a payload over 4 KiB before parsing it', () => {
     const padding = 'x'.repeat(MAX_ANNOUNCEMENT_BYTES);
     const result = parse(`{"deviceId":"A","pad":"${padding}"}`);

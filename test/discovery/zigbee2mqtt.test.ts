@@ -7,7 +7,7 @@ import { parseBridgeEvent, startZigbeeSource } from '../../src/discovery/zigbee2
 import { connectMqtt } from '../../src/mqtt/connection.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { captureLog } from '../support/log-capture.js';
-import { publishOnce } from '../support/mqtt-observer.js';
+import { publishOnce, untilSubscribed } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
 // Zigbee2MQTT bridge events, in the shapes its log shows (fixtures/mqtt-payloads.md), varied.
@@ -65,13 +65,7 @@ describe('startZigbeeSource against a real broker', () => {
     const source = startZigbeeSource({ connection, prefix: 'z2m', matcher: new ProfileMatcher(profiles), counters, logger: log.logger, onSighting: (s) => sightings.push(s), now: () => 2_000 });
     try {
       await waitFor(() => connection.state() === 'connected', { what: 'the connection' });
-      await waitFor(
-        async () => {
-          await publishOnce(broker.url, 'z2m/bridge/event', ['probe']);
-          return counters.dropped > 0;
-        },
-        { what: 'the subscription' },
-      );
+      await untilSubscribed(broker.url, 'z2m/bridge/event', JSON.stringify(joined), counters);
       const before = { ...counters };
       const bulb = { model: 'LED1545G12', vendor: 'IKEA', description: 'bulb', exposes: [], options: [] };
       await publishOnce(broker.url, 'z2m/bridge/event', [json(joined), json(started), json(interviewed(bulb)), json(interviewed(SOS)), '{"type":', json({ type: 'device_interview' })]);

@@ -1,54 +1,79 @@
 import { describe, expect, it } from 'vitest';
 import { describeJsonPosition, jsonErrorPosition } from '../../src/store/json-error-position.js';
 
-const valid = [
-  '{"schemaVersion": 1, "devices": []}',
-  '[1, -0.5e+3, "a\\u00e9\\n", true, false, null, {"k": [{}]}]',
-  ' \n 0 \t',
-  '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
-];
+/** What JSON.parse threw on the text; fails the test when it parses. */
+function parseError(text: string): Error {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error(`${JSON.stringify(text)} parsed`);
+}
+
+const positionOf = (text: string) => jsonErrorPosition(parseError(text), text);
 
 describe('jsonErrorPosition', () => {
-  it('finds nothing wrong in valid JSON', () => {
-    for (const text of valid) expect(jsonErrorPosition(text), text).toBeNull();
+  it('takes the position V8 names', async () => {
+    expect(await positionOf('{"a": 1,}')).toBe(8);
+    expect(await positionOf('[01]')).toBe(2);
+    expect(await positionOf('{"a": 1} x')).toBe(9);
+    expect(await positionOf('"\\x"')).toBe(2);
+    expect(await positionOf('{"a": [1, 2')).toBe(11);
+    expect(await positionOf('{"a": "\u0001"}')).toBe(7);
   });
 
-  it('points where the text breaks, also where V8 names only a snippet', () => {
-    expect(jsonErrorPosition('{"schemaVersion": 1, "devices": [}')).toBe(33);
-    expect(jsonErrorPosition('{"a": 1,}')).toBe(8);
-    expect(jsonErrorPosition('{"a": tru}')).toBe(9);
-    expect(jsonErrorPosition('[01]')).toBe(2);
-    expect(jsonErrorPosition('{"a": 1} x')).toBe(9);
-    expect(jsonErrorPosition('"\\x"')).toBe(2);
-    expect(jsonErrorPosition('{"a": [1, 2')).toBe(11);
+  it('places a text cut short at its end', async () => {
+    expect(await positionOf('{"a"')).toBe(4);
+    expect(await positionOf('[1, "ab')).toBe(7);
   });
 
-  it('agrees with V8 wherever V8 names a position, over many damaged copies of a store file', () => {
+  it('places an unexpected character, where V8 names only a snippet', async () => {
+    expect(await positionOf('{"schemaVersion": 1, "devices": [}')).toBe(33);
+    expect(await positionOf('{\n  "a": x}')).toBe(9);
+    // A misspelt literal is placed at its first letter.
+    expect(await positionOf('{"a": tru}')).toBe(6);
+  });
+
+  it('places every fault in many damaged copies of a store file', async () => {
     const source = JSON.stringify(
       { schemaVersion: 1, devices: [{ deviceId: 'a-1', state: 'linked', linkId: 9, error: 'x "y"\n', at: -1.5e3 }] },
       null,
       2,
     );
-    const damage = ['}', ']', ',', ':', '"', '\\', 'x', '\u0001', ''];
-    let compared = 0;
+    const damage = ['}', ']', ',', ':', '"', '\\', 'x', 't', '\u0001', ''];
+    let snippetsOnly = 0;
     for (let at = 0; at < source.length; at += 1) {
       for (const replacement of damage) {
         const text = source.slice(0, at) + replacement + source.slice(at + 1);
-        let v8: number | null = null;
+        let error: Error;
         try {
           JSON.parse(text);
-        } catch (error) {
-          const named = /at position (\d+)/.exec((error as Error).message)?.[1];
-          v8 = named === undefined ? -1 : Number(named);
+          continue;
+        } catch (thrown) {
+          error = thrown as Error;
         }
-        if (v8 === null) expect(jsonErrorPosition(text), text).toBeNull();
-        else if (v8 >= 0) {
-          expect(jsonErrorPosition(text), text).toBe(v8);
-          compared += 1;
-        } else expect(jsonErrorPosition(text), text).not.toBeNull();
+        const position = await jsonErrorPosition(error, text);
+        expect(position, text).not.toBeNull();
+        expect(position!, text).toBeGreaterThanOrEqual(0);
+        expect(position!, text).toBeLessThanOrEqual(text.length);
+        const named = /at position (\d+)/.exec(error.message)?.[1];
+        if (named !== undefined) expect(position, text).toBe(Number(named));
+        const token = /^Unexpected token '([\s\S])'/.exec(error.message)?.[1];
+        if (token !== undefined) {
+          // At the character V8 names, or at the start of the misspelt word that holds or ends with it.
+          const word = /^[A-Za-z]*/.exec(text.slice(position!))![0];
+          expect(text.slice(position!, position! + word.length + 1), text).toContain(token);
+          snippetsOnly += 1;
+        }
       }
     }
-    expect(compared).toBeGreaterThan(100);
+    expect(snippetsOnly).toBeGreaterThan(100);
+  });
+
+  it('gives up on nesting too deep to scan, so the caller keeps V8 words', async () => {
+    const text = `${'['.repeat(200_000)}}`;
+    expect(await positionOf(text)).toBeNull();
   });
 
   it('describes a position by line and column, and says when the text ends early', () => {

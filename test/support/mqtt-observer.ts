@@ -1,4 +1,5 @@
 import { connectAsync, type MqttClient } from 'mqtt';
+import { waitFor } from './wait.js';
 
 export interface ObservedMessage {
   topic: string;
@@ -42,4 +43,17 @@ export async function publishOnce(url: string, topic: string, payloads: Array<st
   } finally {
     await client.endAsync();
   }
+}
+
+/** Until a source's subscription to `topic` is in place: publishes `probe`, a message the source
+ * counts and ignores (no sighting, nothing dropped or logged, so the warnings a test looks for keep
+ * their allowance), until the source's `announcements` counter rises. */
+export async function untilSubscribed(url: string, topic: string, probe: string, counters: { announcements: number }): Promise<void> {
+  await waitFor(
+    async () => {
+      await publishOnce(url, topic, [probe]);
+      return counters.announcements > 0;
+    },
+    { what: 'the subscription' },
+  );
 }

@@ -29,14 +29,16 @@ export async function demoCommand(): Promise<void> {
   const token = randomBytes(18).toString('base64url');
   const cleanups: Array<() => Promise<void> | void> = [() => rmSync(dir, { recursive: true, force: true })];
   try {
+    // The broker first: on an install without development packages it is missing, and the demo
+    // should say so before it starts anything else.
+    const broker = await startEmbeddedBroker();
+    cleanups.unshift(() => broker.close());
     const simulator = await startSimulator({ port: 0, token, seed: DEMO_HOUSEHOLD_SEED });
     cleanups.unshift(() => simulator.close());
     say(
       `1. panic-api v2 simulator at ${simulator.url} (customer ${DEFAULT_SEED_CUSTOMER_ID}, one active subscription with dependant ${DEMO_DEPENDANT_CUSTOMER_ID})`,
     );
 
-    const broker = await startEmbeddedBroker();
-    cleanups.unshift(() => broker.close());
     say(`2. MQTT broker (embedded) at ${broker.url}`);
 
     const tokenFile = path.join(dir, 'api-token');
