@@ -77,8 +77,12 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
           if (json) return;
           reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
           disarm = cancelOnInterrupt(reporter, 'cancelled; the pairing window is closed (see `panic-pair devices`)');
+        },
+        // Announced only once the daemon says it is open: a refused window (another customer's is
+        // open, the customer is not entitled) must never have told the installer to press buttons.
+        onOpened() {
           const whose = options.customer === undefined ? '' : ` to customer ${options.customer}`;
-          reporter.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
+          reporter?.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
         },
         onProgress(progress) {
           if (progress.step === 'retrying' && progress.wait) reporter?.note(`… ${progress.deviceId}: ${waitText(progress.wait)}`);
