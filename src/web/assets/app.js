@@ -303,6 +303,8 @@ function renderPairing(pairings) {
     if (index > reached && latest.step !== 'linked') return;
     list.append(el('li', `${done ? '✓' : current ? '▶' : '·'} ${text}`, done ? 'good' : current ? 'current' : ''));
   });
+  // A wait through a passing API failure, in the CLI's words: the installer sees why it takes long.
+  if (latest.retry && latest.step !== 'linked' && latest.step !== 'failed') list.append(el('li', `… ${latest.retry}`, 'wait'));
   if (latest.step === 'failed') list.append(el('li', `✗ Failed: ${latest.message || 'unknown error'}`, 'bad'));
   box.append(list);
 }
@@ -328,6 +330,7 @@ function renderWindow(window) {
     const text = outcome.ok ? `✓ ${outcome.deviceId} linked${outcome.linkId !== undefined ? ` (link id ${outcome.linkId})` : ''}` : `✗ ${outcome.deviceId}: ${outcome.message || 'failed'}`;
     outcomes.append(el('li', text, outcome.ok ? 'good' : 'bad'));
   }
+  for (const retry of window.retries || []) outcomes.append(el('li', `… ${retry.deviceId}: ${retry.text}`, 'wait'));
   $('open-window').disabled = !live || window.open;
 }
 
