@@ -158,6 +158,17 @@ function word(kind, value) {
   return `${icon} ${text}`;
 }
 
+// A BLE that is not required (PANIC_PAIR_BLE=auto) and cannot be used is no problem to status,
+// so none here either: status lists a problem for it exactly when BLE is required.
+function bleText(status) {
+  const reason = status.bleReason ? `: ${status.bleReason}` : '';
+  const failing = STATE_WORDS.ble[status.ble] && STATE_WORDS.ble[status.ble][0] === '✗';
+  if (failing && !status.problems.some((problem) => /^BLE is/.test(problem))) {
+    return `– not in use (optional on this hub), ${STATE_WORDS.ble[status.ble][1]}${reason}`;
+  }
+  return word('ble', status.ble) + reason;
+}
+
 function renderHealth(status) {
   const summary = $('health-summary');
   summary.textContent = status.healthy ? '✓ The hub is healthy and ready to pair.' : `⚠ The hub needs attention: ${status.problems.length} problem(s).`;
@@ -176,7 +187,7 @@ function renderHealth(status) {
     ['API token', word('token', status.token)],
     ['API', word('api', status.api.state) + (status.api.lastError ? `: ${status.api.lastError}` : '')],
     ['MQTT', word('mqtt', status.mqtt)],
-    ['Bluetooth', word('ble', status.ble) + (status.bleReason ? `: ${status.bleReason}` : '')],
+    ['Bluetooth', bleText(status)],
     ['Store', status.store.ok ? '✓ writable' : `✗ ${status.store.error || 'failing'}`],
     ['Devices', `${status.devices.linked} linked, ${status.devices.linking} linking, ${status.devices.failed + status.devices.rejected} not linked`],
     ['Version', status.version],
