@@ -17,6 +17,8 @@ export interface PairingView {
   message?: string;
   linkId?: number;
   alreadyLinked?: boolean;
+  /** How long the page waits for the button to be pressed and linked. */
+  timeoutSeconds: number;
   /** The last wait through a passing API failure, in the CLI's words; kept until the link ends. */
   retry?: string;
 }
@@ -65,10 +67,15 @@ export class PageActivity {
     private readonly changed: () => void,
   ) {}
 
-  /** Starts a link and returns at once; its steps reach the page through the live channel. */
-  pair(deviceId: string, customerId: number, address: string): void {
+  /**
+   * Starts a link and returns at once; its steps reach the page through the live channel. False
+   * while one for the same button is still under way: a second tap starts nothing.
+   */
+  pair(deviceId: string, customerId: number, address: string): boolean {
+    const running = this.#pairings.get(deviceId);
+    if (running !== undefined && running.step !== 'linked' && running.step !== 'failed') return false;
     this.logger.info({ address, deviceId, customerId }, 'page: pairing asked');
-    const view: PairingView = { deviceId, customerId, step: 'waiting' };
+    const view: PairingView = { deviceId, customerId, step: 'waiting', timeoutSeconds: PAGE_PAIR_TIMEOUT_MS / 1000 };
     this.#pairings.delete(deviceId);
     this.#pairings.set(deviceId, view);
     while (this.#pairings.size > KEPT_PAIRINGS) this.#pairings.delete(this.#pairings.keys().next().value ?? '');
@@ -90,6 +97,7 @@ export class PageActivity {
         this.logger.info({ address, deviceId, customerId, step: view.step, reason: view.message }, 'page: pairing ended');
         this.changed();
       });
+    return true;
   }
 
   /** Opens a window that always ends by itself; false when one from the page is already open. */

@@ -44,7 +44,7 @@ describe.skipIf(!refused)('the page on a hub without Bluetooth', () => {
 
   it('on: a problem, and Bluetooth keeps its failure mark', async () => {
     const { summary, fact } = await bluetoothFact('on');
-    expect(summary).toContain('1 problem');
+    expect(summary).toContain('needs attention: 1 problem.');
     expect(fact).toMatch(/^✗ no adapter: unsupported/);
   });
 });
