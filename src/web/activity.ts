@@ -40,6 +40,8 @@ export interface CheckView {
 
 export interface WindowView {
   open: boolean;
+  /** Asked for, not yet confirmed open by the engine (it may still refuse it): no "press" yet. */
+  opening: boolean;
   customerId: number;
   /** Why the window was refused or failed (a customer not entitled, the daemon stopping). */
   error?: string | undefined;
@@ -104,7 +106,7 @@ export class PageActivity {
   openWindow(seconds: number, customerId: number, address: string): boolean {
     if (this.#window?.open) return false;
     this.logger.info({ address, seconds, customerId }, 'page: pairing window opened');
-    const window = { open: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[], retries: new Map<string, string>() };
+    const window = { open: true, opening: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[], retries: new Map<string, string>() };
     this.#window = window;
     this.changed();
     const onProgress = (progress: PairProgress): void => {
@@ -119,13 +121,24 @@ export class PageActivity {
       this.changed();
     };
     this.handlers
-      .window(seconds, { signal: this.#stop.signal, onProgress, onOutcome, customerId })
+      .window(seconds, {
+        signal: this.#stop.signal,
+        onProgress,
+        onOutcome,
+        onOpen: () => {
+          window.opening = false;
+          window.endsAt = performance.now() + seconds * 1000;
+          this.changed();
+        },
+        customerId,
+      })
       .catch((error: unknown) => {
         window.error = messageOf(error);
         this.logger.warn({ address, customerId, err: window.error }, 'page: window refused');
       })
       .finally(() => {
         window.open = false;
+        window.opening = false;
         this.logger.info({ address, outcomes: window.outcomes.length }, 'page: pairing window closed');
         this.changed();
       });

@@ -357,6 +357,11 @@ function renderWindow(window) {
     $('open-window').disabled = !live;
     return;
   }
+  if (window.open && window.opening) {
+    state.textContent = `… Opening a window for customer ${window.customerId}: wait until it says to press the buttons.`;
+    $('open-window').disabled = true;
+    return;
+  }
   const endsAt = performance.now() + window.remainingMs;
   const tick = () => {
     const left = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
