@@ -10,13 +10,12 @@
 // the burst grew (the "right after" figure). Both RSS values are read from /proc at the same
 // moment; the baseline is the median of three such processes.
 import { readFileSync } from 'node:fs';
-import { mb, median, report, ROOT, rssOf, runBench, sleep, startChild, startDaemon, startMosquitto, startPublisher, startSimulator, until } from './lib/harness.mjs';
+import { mb, report, runBench, sleep, startDaemon, startDependencyFloor, startMosquitto, startPublisher, startSimulator, until } from './lib/harness.mjs';
 import { announce, buttonIds, mqttClient, openWindow } from './lib/pairing-run.mjs';
 
 const ANNOUNCEMENTS = 300_000;
 const LINKS = 300;
 const PREFIX = 'bench';
-const BASELINE = "await Promise.all(['mqtt', 'got', 'pino', 'zod', 'env-var'].map((name) => import(name))); setInterval(() => {}, 60_000);";
 const IDLE_BOUND_MS = 150_000;
 
 /** Resolves true once the daemon's log shows a memory-reducing collection after `since` (ms on its clock), false at the bound. */
@@ -44,11 +43,8 @@ await runBench('memory', async () => {
   const broker = await startMosquitto();
   const simulator = await startSimulator();
   const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX, nodeArgs: ['--trace-gc'] });
-  await until('the daemon to be ready', async () => {
-    const status = await daemon.status();
-    return status.mqtt === 'connected' && status.entitled === true;
-  });
-  const baselines = [0, 1, 2].map(() => startChild(process.execPath, ['--input-type=module', '-e', BASELINE], { cwd: ROOT, stdio: 'ignore' }));
+  await daemon.ready();
+  const floor = startDependencyFloor();
   const rssAtStart = daemon.rssBytes();
 
   const publisher = await startPublisher(broker);
@@ -74,7 +70,7 @@ await runBench('memory', async () => {
   const collected = await idleCollection(daemon.log, burstEnded);
   await sleep(3_000);
   const daemonRss = daemon.rssBytes();
-  const baselineRss = median(baselines.map((child) => rssOf(child.pid)));
+  const baselineRss = floor.rss();
   const status = await daemon.status();
   // BENCH_VERBOSE=1: the daemon's last mark-compact collections, as --trace-gc printed them.
   if (process.env.BENCH_VERBOSE) process.stderr.write(readFileSync(daemon.log, 'utf8').split('\n').filter((line) => line.includes('Mark-Compact')).slice(-4).join('\n') + '\n');

@@ -10,7 +10,7 @@
 // what the daemon keeps, not what it was asked to keep. Run `npm run build` first.
 import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { mb, mqttClient, report, rssOf, runBench, sleep, startDaemon, startMosquitto, startSimulator, until } from './lib/harness.mjs';
+import { mb, mqttClient, report, rssOf, runBench, sleep, startDaemon, startMosquitto, startSimulator } from './lib/harness.mjs';
 import { openWindow } from './lib/pairing-run.mjs';
 
 const { values } = parseArgs({
@@ -41,10 +41,7 @@ await runBench(
     const simulator = await startSimulator();
     simulator.setFaults({ latencyMs: 20 });
     const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX });
-    await until('the daemon to be ready', async () => {
-      const status = await daemon.status();
-      return status.mqtt === 'connected' && status.entitled === true;
-    });
+    await daemon.ready();
     const client = await mqttClient(broker.url);
     const started = Date.now();
     const deadline = started + MINUTES * 60_000;

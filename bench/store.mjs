@@ -20,10 +20,7 @@ await runBench('store', async () => {
     seedStore(stateDir, stored);
     simulator.reset();
     const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX, stateDir });
-    await until('the daemon to be ready', async () => {
-      const status = await daemon.status();
-      return status.mqtt === 'connected' && status.entitled === true;
-    });
+    await daemon.ready();
     simulator.setFaults({ latencyMs: LATENCY_MS });
     const window = await openWindow(daemon, 120);
     const before = (await daemon.status()).store;

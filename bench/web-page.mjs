@@ -11,12 +11,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CHROMIUM, CHROMIUM_ARGS, PHONE } from '../test/support/chromium.mjs';
 import { freePort } from '../test/support/loopback.mjs';
-import { median, mb, mqttClient, onCleanup, report, ROOT, rssOf, runBench, sleep, startChild, startDaemon, startMosquitto, startSimulator, until } from './lib/harness.mjs';
+import { median, mb, mqttClient, onCleanup, report, ROOT, runBench, sleep, startChild, startDaemon, startDependencyFloor, startMosquitto, startSimulator, until } from './lib/harness.mjs';
 
 const PREFIX = 'bench';
 const CODE = 'bench-installer-code';
-const BASELINE = "await Promise.all(['mqtt', 'got', 'pino', 'zod', 'env-var'].map((name) => import(name))); setInterval(() => {}, 60_000);";
 const SAMPLES = 30;
 
 function percentile(values, p) {
@@ -39,18 +39,15 @@ await runBench('web-page', async () => {
     apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX,
     env: { PANIC_PAIR_WEB_LISTEN: `127.0.0.1:${port}`, PANIC_PAIR_WEB_CODE_FILE: codeFile, PANIC_PAIR_LOG_LEVEL: 'warn' },
   });
-  await until('the daemon to be ready', async () => {
-    const status = await daemon.status();
-    return status.mqtt === 'connected' && status.entitled === true;
-  });
-  const baselines = [0, 1, 2].map(() => startChild(process.execPath, ['--input-type=module', '-e', BASELINE], { cwd: ROOT, stdio: 'ignore' }));
+  await daemon.ready();
+  const floor = startDependencyFloor();
 
   const profile = mkdtempSync(path.join(tmpdir(), 'bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.PANIC_PAIR_CHROMIUM ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
-    viewport: { width: 390, height: 844 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: PHONE,
+    args: [...CHROMIUM_ARGS],
   });
   onCleanup(async () => {
     await context.close();
@@ -99,7 +96,7 @@ await runBench('web-page', async () => {
   await client.endAsync();
   await sleep(20_000); // the live channel beats meanwhile; V8 settles after the burst
   const daemonRss = daemon.rssBytes();
-  const baselineRss = median(baselines.map((child) => rssOf(child.pid)));
+  const baselineRss = floor.rss();
   const status = await daemon.status();
 
   // The page's code alone: what lazy loading saves a hub without the page.

@@ -33,3 +33,8 @@ export function errorKindOf(error: unknown): ErrorKind {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The `code` an error carries: a system error's 'ECONNREFUSED', a broker's CONNACK number, or undefined. */
+export function errorCodeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null | undefined)?.code;
+}

@@ -151,3 +151,15 @@ export function lineChannel(child) {
     },
   };
 }
+
+/** A node process that only imports the daemon's heavy dependencies and idles: what the RSS figures compare with. */
+const DEPENDENCY_FLOOR = "await Promise.all(['mqtt', 'got', 'pino', 'zod', 'env-var'].map((name) => import(name))); setInterval(() => {}, 60_000);";
+
+/**
+ * Three such processes, started now; `rss()` is the median of their RSS at the moment it is
+ * called (read beside the daemon's, so both see the same machine).
+ */
+export function startDependencyFloor() {
+  const floors = [0, 1, 2].map(() => startChild(process.execPath, ['--input-type=module', '-e', DEPENDENCY_FLOOR], { cwd: ROOT, stdio: 'ignore' }));
+  return { rss: () => median(floors.map((child) => rssOf(child.pid))) };
+}

@@ -95,6 +95,12 @@ export async function startDaemon({ apiUrl, token, mqttUrl, prefix = 'bench', en
     log,
     socketPath,
     status,
+    /** Resolves once the daemon is connected to the broker and its customer entitled: ready to pair. */
+    ready: () =>
+      until('the daemon to be ready', async () => {
+        const report = await status();
+        return report.mqtt === 'connected' && report.entitled === true;
+      }),
     call: (request, options) => callDaemon(socketPath, request, options),
     rssBytes: () => rssOf(child.pid),
     stop: () => stopChild(child),

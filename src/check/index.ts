@@ -5,7 +5,7 @@ import { CLOCK_UNSET, wallClockIsUnset } from '../clock.js';
 import { buildTime } from '../version.js';
 import { checkApi } from './api-check.js';
 import { checkBle, type BleProbe } from './ble-check.js';
-import { checkMqtt } from './mqtt-check.js';
+import { checkMqtt, type RefusedPublishes } from './mqtt-check.js';
 import { fail, pass, reportOf, type CheckReport, type CheckResult } from './result.js';
 import { checkToken, UNIT_TOKEN_FILE } from './token-check.js';
 
@@ -22,6 +22,8 @@ export interface CheckOptions {
   unitTokenFile?: string;
   /** How the adapter is probed; the daemon's probe by default. */
   probeBle?: BleProbe;
+  /** The publishes the broker refused the daemon; by default asked of the daemon over its control socket. */
+  refusedPublishes?: RefusedPublishes;
 }
 
 /**
@@ -43,7 +45,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
 
   const token = checkToken(config, options.unitTokenFile ?? UNIT_TOKEN_FILE);
   const probe = options.probeBle ?? (async (hci: number) => (await import('../daemon/ble-probe.js')).probeBle(hci));
-  const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config), checkBle(config, probe)]);
+  const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, options.refusedPublishes), checkBle(config, probe)]);
   // Named only when wrong: a set clock is the usual case and needs no line.
   const clock = wallClockIsUnset(buildTime()) ? [fail('clock', CLOCK_UNSET, 'connect the hub to a network with NTP (systemd-timesyncd), or set the date by hand')] : [];
   return reportOf([checkConfiguration(config), ...clock, token.result, ...api, mqtt, ble]);

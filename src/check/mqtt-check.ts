@@ -3,10 +3,11 @@ import { GuardedFileError } from '../config/file-access.js';
 import { readMqttPassword } from '../config/secret-file.js';
 import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
 import { messageOf } from '../errors.js';
-import { isRefusal, reasonWords } from '../mqtt/broker-answers.js';
+import { aclSubject, isRefusal, protocolName, reasonWords } from '../mqtt/broker-answers.js';
 import { describeConnectFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
+import type { RefusedPublish } from '../mqtt/refusals.js';
 import { publishesRefusedByBroker } from './daemon-publishes.js';
 import { probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
@@ -20,7 +21,10 @@ const PASSWORD_SETTING = 'PANIC_PAIR_MQTT_PASSWORD_FILE';
  * client, not the daemon's connection: that one publishes `online` and sets a will, which a
  * pre-flight must not do.
  */
-export async function checkMqtt(config: Config): Promise<CheckResult> {
+/** The publishes the running daemon saw the broker refuse, or undefined when no daemon answers. */
+export type RefusedPublishes = (config: Config) => Promise<RefusedPublish[] | undefined>;
+
+export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes = publishesRefusedByBroker): Promise<CheckResult> {
   const mqtt = config.mqtt;
   if (mqtt === undefined) return off('mqtt', `off (${URL_SETTING} is not set)`);
   const url = new URL(mqtt.url);
@@ -54,9 +58,9 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
     return fail('mqtt', failure.detail, failure.fix);
   }
 
-  const user = mqtt.username === undefined ? 'this client (no user name)' : `user ${mqtt.username}`;
+  const user = aclSubject(mqtt.username);
   const as = mqtt.username === undefined ? '' : ` as ${mqtt.username}`;
-  const spoken = outcome.protocolVersion === 5 ? 'MQTT 5' : 'MQTT 3.1.1';
+  const spoken = `MQTT ${protocolName(outcome.protocolVersion)}`;
   const refused = outcome.granted.filter((answer) => isRefusal(answer.code));
   if (refused.length > 0) {
     const list = refused.map((answer) => `${answer.filter} (${reasonWords(answer.code, outcome.protocolVersion)})`).join(', ');
@@ -71,7 +75,7 @@ export async function checkMqtt(config: Config): Promise<CheckResult> {
   if (outcome.protocolVersion === 4) {
     return pass('mqtt', `${connected}; the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${config.mqttPrefix}/#`);
   }
-  const refusedPublishes = await publishesRefusedByBroker(config);
+  const refusedPublishes = await daemonRefusals(config);
   if (refusedPublishes === undefined) return pass('mqtt', `${connected}; a publish the broker refuses is shown by \`panic-pair status\` once the daemon runs`);
   if (refusedPublishes.length === 0) return pass('mqtt', `${connected}; the running daemon's publishes are accepted`);
   return fail(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
-import { errorCodeOf } from '../mqtt/connect-failure.js';
+import { subackCode } from '../mqtt/broker-answers.js';
+import { refusesVersion } from '../mqtt/protocol-fallback.js';
 
 // What `check` asks the broker, with the daemon's credentials and without its side effects (no
 // `online`, no will, nothing published): does it accept the login, which protocol does it speak,
@@ -22,13 +23,11 @@ export type ProbeOutcome =
 /** Connects speaking MQTT 5, and 3.1.1 when the broker refuses 5, as the daemon does. */
 export async function probeBroker(settings: ProbeSettings): Promise<ProbeOutcome> {
   const five = await attempt(settings, 5);
-  if (five.ok || !refusesVersion(five)) return five;
+  if (five.ok) return five;
+  // Refused in words, or (an old broker) closed after CONNECT with neither an answer nor an error.
+  const closedUnanswered = five.error === undefined && five.closedByBroker === true;
+  if (!refusesVersion(five.error) && !closedUnanswered) return five;
   return attempt(settings, 4);
-}
-
-function refusesVersion(outcome: { ok: false; error?: Error; closedByBroker?: boolean }): boolean {
-  const code = errorCodeOf(outcome.error);
-  return code === 1 || code === 0x84 || (outcome.error === undefined && outcome.closedByBroker === true);
 }
 
 async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise<ProbeOutcome & { closedByBroker?: boolean }> {
@@ -73,8 +72,7 @@ async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise
 function subscribeCode(client: MqttClient, filter: string): Promise<number> {
   return new Promise((resolve) => {
     client.subscribe(filter, { qos: 0 }, (error, granted, packet) => {
-      const code = packet?.granted[0] ?? granted?.[0]?.qos;
-      resolve(typeof code === 'number' ? code : error ? 0x80 : 0);
+      resolve(subackCode(granted, packet) ?? (error ? 0x80 : 0));
     });
   });
 }

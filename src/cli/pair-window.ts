@@ -3,7 +3,7 @@ import type { LinkOutcome, WindowReport } from '../pairing/types.js';
 import { askDaemon, checkWait, type ClientOptions } from './daemon.js';
 import { exitCodeOf } from './exit-codes.js';
 import { cancelOnInterrupt, createStepReporter, type StepReporter } from './progress.js';
-import { printJson, printLine, rssiText } from './render.js';
+import { printJson, printLine, rssiText, toCustomer } from './render.js';
 import { KEEPS_TRYING, waitText } from '../pairing/outage.js';
 
 // `panic-pair pair --window S`: every matching button not yet linked that is seen in the next
@@ -26,7 +26,7 @@ function outcomeLine(outcome: LinkOutcome, heard: Map<string, Heard>, customer: 
   const source = where?.source ?? record.source;
   const detail = where?.rssi === undefined ? source : `${source}, ${rssiText(where.rssi)}`;
   if (outcome.alreadyLinked) return `✔ ${record.deviceId} was already linked (link ${record.linkId ?? 'unknown'})`;
-  return `✔ Linked ${record.deviceId}${customer === undefined ? '' : ` to customer ${customer}`} (${detail})`;
+  return `✔ Linked ${record.deviceId}${toCustomer(customer)} (${detail})`;
 }
 
 function summary(report: WindowReport, seconds: number): string {
@@ -81,8 +81,7 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
         // Announced only once the daemon says it is open: a refused window (another customer's is
         // open, the customer is not entitled) must never have told the installer to press buttons.
         onOpened() {
-          const whose = options.customer === undefined ? '' : ` to customer ${options.customer}`;
-          reporter?.step(`Pairing window open for ${seconds} s — press each button to link it${whose}`);
+          reporter?.step(`Pairing window open for ${seconds} s — press each button to link it${toCustomer(options.customer)}`);
         },
         onProgress(progress) {
           if (progress.step === 'retrying' && progress.wait) reporter?.note(`… ${progress.deviceId}: ${waitText(progress.wait)}`);

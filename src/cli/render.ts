@@ -41,6 +41,11 @@ export function ago(iso: string, now: number): string {
   return `${duration(now - at)} ago`;
 }
 
+/** " to customer N" after a link's words when `pair --customer N` chose one; nothing otherwise. */
+export function toCustomer(customerId: number | undefined): string {
+  return customerId === undefined ? '' : ` to customer ${customerId}`;
+}
+
 export function rssiText(rssi: number | undefined): string {
   return rssi === undefined ? '-' : `${Math.round(rssi)} dBm`;
 }

@@ -7,4 +7,3 @@ export { describeTokenSource, readToken, type TokenSource } from './token.js';
 export { SETTINGS, SETTING_KEYS, settingOf, type Setting, type SettingKey } from './settings.js';
 export { controlSocketPath, controlSocketCandidates } from './paths.js';
 export { Secret } from './secret.js';
-export { readMqttPassword, readSecretFile, SECRET_FILE_FORBIDDEN_BITS } from './secret-file.js';

@@ -28,6 +28,11 @@ export function parseRequest(line: string): Validated<ControlRequest> {
   } catch {
     return { ok: false, message: 'the request is not valid JSON' };
   }
+  return checkRequest(body);
+}
+
+/** Checks a request already parsed (a control line, or an action of the installer's page). */
+export function checkRequest(body: unknown): Validated<ControlRequest> {
   if (!isRecord(body) || typeof body.type !== 'string') {
     return { ok: false, message: 'the request must be a JSON object with a "type"' };
   }
@@ -37,14 +42,11 @@ export function parseRequest(line: string): Validated<ControlRequest> {
     case 'household':
       return { ok: true, value: { type: body.type } };
     case 'scan':
-      if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
-        return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
-      }
-      return { ok: true, value: { type: body.type, seconds: body.seconds } };
     case 'window': {
       if (!isPositiveWait(body.seconds, MAX_WAIT_SECONDS)) {
         return { ok: false, message: `"seconds" must be a number above 0 and at most ${MAX_WAIT_SECONDS}` };
       }
+      if (body.type === 'scan') return { ok: true, value: { type: 'scan', seconds: body.seconds } };
       const customer = customerOf(body);
       if (!customer.ok) return customer;
       return { ok: true, value: { type: 'window', seconds: body.seconds, ...customer.value } };

@@ -1,4 +1,4 @@
-import type { ProtocolName } from '../mqtt/broker-answers.js';
+import { aclSubject, type ProtocolName } from '../mqtt/broker-answers.js';
 import type { RefusalReport } from '../mqtt/refusals.js';
 
 // What `status` says about the broker beyond its state word: why it is not connected, which
@@ -25,7 +25,7 @@ export function mqttProblems(state: MqttState, detail: MqttDetail | undefined): 
   const problems: string[] = [];
   if (state === 'connecting' || state === 'disconnected') problems.push(`the MQTT broker is not connected (${detail?.reason ?? state})`);
   if (detail === undefined) return problems;
-  const user = who(detail.username);
+  const user = aclSubject(detail.username);
   for (const { filter, reason } of detail.refusals.subscriptions) {
     problems.push(`the MQTT broker refuses the subscription to ${filter} (${reason}): the hub cannot hear it; the broker's ACL must let ${user} subscribe to ${filter}`);
   }
@@ -54,9 +54,5 @@ export function refusedHearing(filters: readonly string[], refusals: RefusalRepo
   const refused = filters.map((filter) => refusals.subscriptions.find((entry) => entry.filter === filter));
   if (refused.some((entry) => entry === undefined)) return undefined;
   const list = refused.map((entry) => `${entry!.filter} (${entry!.reason})`).join(', ');
-  return `the MQTT broker refuses the subscription to ${list}, so no button can be heard over MQTT; the broker's ACL must let ${who(username)} subscribe to ${filters.join(' and ')}`;
-}
-
-function who(username: string | undefined): string {
-  return username === undefined ? 'this client (no user name)' : `user ${username}`;
+  return `the MQTT broker refuses the subscription to ${list}, so no button can be heard over MQTT; the broker's ACL must let ${aclSubject(username)} subscribe to ${filters.join(' and ')}`;
 }

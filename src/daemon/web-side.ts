@@ -35,7 +35,10 @@ export async function startWebSide(options: {
           const { ble, bleReason } = handlers.status();
           return bleReason === undefined ? { state: ble } : { state: ble, reason: bleReason };
         };
-        return runChecks({ env: process.env, ...(config.configFile === undefined ? {} : { configFile: config.configFile }), probeBle });
+        // The broker's refusals of this daemon's publishes are its own to read, not to ask itself
+        // for over its control socket.
+        const refusedPublishes = async () => handlers.status().mqttRefusals?.publishes ?? [];
+        return runChecks({ env: process.env, ...(config.configFile === undefined ? {} : { configFile: config.configFile }), probeBle, refusedPublishes });
       },
       onChange: (listener) => {
         engine.onSighting(() => listener());

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorCodeOf } from '../errors.js';
 
 // Why the Bluetooth modules could not be loaded, told apart so that each gets the fix that works:
 // noble itself missing, its HCI socket module missing (npm drops an optional package whose build
@@ -20,7 +21,7 @@ const REASONS: Record<BleModuleProblem, string> = {
 
 /** The problem a failed load of noble shows, or undefined when the modules loaded (or failed otherwise). */
 export function bleModuleProblem(error: unknown): BleModuleProblem | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCodeOf(error);
   const message = String((error as { message?: unknown } | null)?.message ?? error);
   if (code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION|wrong ELF class|invalid ELF header|Exec format error/.test(message)) {
     return 'native-incompatible';

@@ -26,6 +26,12 @@ const WORDS: Readonly<Record<number, string>> = {
   0xa2: 'wildcard subscriptions not supported',
 };
 
+/** The code a SUBACK gave a one-filter SUBSCRIBE (a granted QoS, or a refusal); undefined when none came. */
+export function subackCode(granted: ReadonlyArray<{ qos: number }> | undefined, packet: { granted: readonly unknown[] } | undefined): number | undefined {
+  const code = packet?.granted[0] ?? granted?.[0]?.qos;
+  return typeof code === 'number' ? code : undefined;
+}
+
 export function isRefusal(code: number | undefined): code is number {
   return code !== undefined && code >= REFUSED;
 }
@@ -42,4 +48,9 @@ export type ProtocolName = '5' | '3.1.1';
 
 export function protocolName(version: 4 | 5): ProtocolName {
   return version === 5 ? '5' : '3.1.1';
+}
+
+/** Whom the broker's ACL must let through, as `status` and `check` name it in their fixes. */
+export function aclSubject(username: string | undefined): string {
+  return username === undefined ? 'this client (no user name)' : `user ${username}`;
 }

@@ -1,6 +1,6 @@
 import type { MqttClient } from 'mqtt';
-import { isRefusal } from './broker-answers.js';
-import { errorCodeOf } from './connect-failure.js';
+import { errorCodeOf } from '../errors.js';
+import { isRefusal, subackCode } from './broker-answers.js';
 import type { BrokerRefusals } from './refusals.js';
 
 // Every subscription and retained publish of the daemon, with the broker's answer read: a SUBACK
@@ -37,8 +37,8 @@ export function checkedRequests(options: CheckedRequestsOptions): CheckedRequest
   const subscribe = (filter: string): void => {
     const version = options.version();
     client.subscribe(filter, { qos: 0 }, (error, granted, packet) => {
-      const code = packet?.granted[0] ?? granted?.[0]?.qos;
-      if (typeof code !== 'number') return options.onFailure(error);
+      const code = subackCode(granted, packet);
+      if (code === undefined) return options.onFailure(error);
       const reason = refusals.subscriptionAnswered(filter, code, version);
       if (reason !== undefined) options.onRefusal({ filter, reason }, 'the broker refused a subscription: the hub cannot hear that topic');
     });

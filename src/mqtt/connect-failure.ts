@@ -1,3 +1,5 @@
+import { errorCodeOf } from '../errors.js';
+
 // Why a connection to the broker failed, and the fix that matches: shared by `check` (detail and
 // fix) and the daemon's connection (the reason `status` shows). Each failure points where the
 // installer must look: the CA file and the certificate's names, the login, or the scheme and port.
@@ -33,10 +35,6 @@ const TRUST_CODES = new Set([
 ]);
 /** CONNACK codes of a refused login: 3.1.1 (4, 5) and MQTT 5 (0x86, 0x87, 0x8c). */
 const LOGIN_CODES = new Set<unknown>([4, 5, 0x86, 0x87, 0x8c]);
-
-export function errorCodeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | null | undefined)?.code;
-}
 
 /** `error` undefined: no answer within the connect time-out. */
 export function describeConnectFailure(error: Error | undefined, context: FailureContext): ConnectFailure {

@@ -152,7 +152,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     failure = undefined;
     requests.connected();
     client.options.reconnectPeriod = delayFor(0);
-    logger.info({ broker, protocol: protocol.version() === 5 ? 'MQTT 5' : 'MQTT 3.1.1' }, 'connected to the MQTT broker');
+    logger.info({ broker, protocol: `MQTT ${protocolName(protocol.version())}` }, 'connected to the MQTT broker');
     requests.publish(status, 'online' satisfies StatusPayload);
     for (const filter of subscriptions.filters()) requests.subscribe(filter);
     setState('connected');

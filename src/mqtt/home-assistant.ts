@@ -1,3 +1,4 @@
+import { monotonicNow, type MonotonicClock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { MqttConnection } from './connection.js';
@@ -36,8 +37,8 @@ export interface HomeAssistantOptions {
   settleTimeoutMs?: number;
   /** Least time (ms) between two answers to birth messages; default 30 s. */
   birthCooldownMs?: number;
-  /** A monotonic clock in ms; default performance.now. */
-  clock?: () => number;
+  /** Durations (the birth cool-down); default monotonicNow. */
+  clock?: MonotonicClock;
 }
 
 export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistantDiscovery {
@@ -45,7 +46,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   const birthDelay = options.birthDelay ?? (() => Math.random() * 2_000);
   const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
   const birthCooldownMs = options.birthCooldownMs ?? 30_000;
-  const clock = options.clock ?? (() => performance.now());
+  const clock = options.clock ?? monotonicNow;
   // Anyone on the broker can say `online` there: a flood of them costs one answer a cool-down.
   let lastBirthAnswer = Number.NEGATIVE_INFINITY;
   /** What the broker holds under this hub's config topics, from what it sent and what was published since. */

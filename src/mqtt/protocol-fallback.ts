@@ -1,5 +1,5 @@
 import type { MqttClient } from 'mqtt';
-import { errorCodeOf } from './connect-failure.js';
+import { errorCodeOf } from '../errors.js';
 
 // MQTT 5 where the broker speaks it, 3.1.1 where it does not. A broker without MQTT 5 (aedes, the
 // embedded demo broker; mosquitto before 1.6) answers CONNECT with CONNACK 1 "unacceptable
@@ -9,6 +9,11 @@ import { errorCodeOf } from './connect-failure.js';
 
 /** CONNACK codes that refuse the protocol version: 3.1.1's 1, MQTT 5's 0x84. */
 const VERSION_REFUSED = new Set<unknown>([1, 0x84]);
+
+/** The broker's answer refuses the protocol version asked for. */
+export function refusesVersion(error: unknown): boolean {
+  return VERSION_REFUSED.has(errorCodeOf(error));
+}
 
 export interface ProtocolFallback {
   /** The version of the latest attempt; the one spoken once connected. */
@@ -48,7 +53,7 @@ export function watchProtocol(client: MqttClient, onFallback: () => void): Proto
   });
   client.on('error', (error) => {
     failed = true;
-    if (VERSION_REFUSED.has(errorCodeOf(error))) fallBack();
+    if (refusesVersion(error)) fallBack();
   });
   // Closed by the broker after CONNECT with neither an answer nor an error: an old broker's way
   // to refuse a version it does not know.

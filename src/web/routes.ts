@@ -1,7 +1,7 @@
 // The actions of the page, each checked by the control socket's own request rules (requests.ts)
 // before it reaches the engine: what a browser may ask is exactly what `panic-pair` may ask.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseRequest } from '../control/requests.js';
+import { checkRequest } from '../control/requests.js';
 import { PanicPairError, messageOf } from '../errors.js';
 import { readBody, sendJson } from '../simulator/http-io.js';
 import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
@@ -30,7 +30,7 @@ export async function pageAction(
   switch (route) {
     case '/api/pair': {
       // The engine decides whether the customer is in the household and entitled (fail closed).
-      const checked = parseRequest(JSON.stringify({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId }));
+      const checked = checkRequest({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId });
       if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
       const { deviceId } = checked.value;
       if (!activity.pair(deviceId, checked.value.customerId ?? handlers.status().customerId, address)) {
@@ -43,7 +43,7 @@ export async function pageAction(
       if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PAGE_WINDOW_SECONDS) {
         return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}` });
       }
-      const checked = parseRequest(JSON.stringify({ type: 'window', seconds, customerId: body.customerId }));
+      const checked = checkRequest({ type: 'window', seconds, customerId: body.customerId });
       if (!checked.ok || checked.value.type !== 'window') return sendJson(response, 400, { error: refusal(checked) });
       const customerId = checked.value.customerId ?? handlers.status().customerId;
       if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
@@ -53,7 +53,7 @@ export async function pageAction(
       if (!activity.check(address)) return sendJson(response, 409, { error: 'the checks are already running' });
       return sendJson(response, 202, {});
     case '/api/forget': {
-      const checked = parseRequest(JSON.stringify({ type: 'forget', deviceId: body.deviceId }));
+      const checked = checkRequest({ type: 'forget', deviceId: body.deviceId });
       if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked) });
       try {
         return sendJson(response, 200, await activity.forget(checked.value.deviceId, address));

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { monotonicNow, type MonotonicClock } from '../clock.js';
 import { writeFileDurably } from '../store/durable-write.js';
 
 export const SESSION_COOKIE = 'panic_pair_session';
@@ -14,14 +15,14 @@ const MAX_SESSIONS = 16;
 
 export class Sessions {
   readonly #lastUsed = new Map<string, number>();
-  readonly #clock: () => number;
+  readonly #clock: MonotonicClock;
   readonly #idleMs: number;
   readonly #file: string | undefined;
   readonly #onSaveError: (error: unknown) => void;
   #saving: Promise<void> = Promise.resolve();
 
-  constructor(options: { clock?: () => number; idleMs?: number; file?: string; onSaveError?: (error: unknown) => void } = {}) {
-    this.#clock = options.clock ?? (() => performance.now());
+  constructor(options: { clock?: MonotonicClock; idleMs?: number; file?: string; onSaveError?: (error: unknown) => void } = {}) {
+    this.#clock = options.clock ?? monotonicNow;
     this.#idleMs = options.idleMs ?? SESSION_IDLE_MS;
     this.#file = options.file;
     this.#onSaveError = options.onSaveError ?? (() => undefined);

@@ -1,6 +1,7 @@
 // Checking the installer code: in constant time, and slowed for an address that keeps guessing.
 // The code itself is never logged, echoed or kept anywhere but in its Secret.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { monotonicNow, type MonotonicClock } from '../clock.js';
 import type { Secret } from '../config/secret.js';
 
 export const MAX_WRONG_CODES = 5;
@@ -17,10 +18,10 @@ interface Guesses {
 
 export class SignInGate {
   readonly #digest: Buffer;
-  readonly #clock: () => number;
+  readonly #clock: MonotonicClock;
   readonly #guesses = new Map<string, Guesses>();
 
-  constructor(code: Secret, clock: () => number = () => performance.now()) {
+  constructor(code: Secret, clock: MonotonicClock = monotonicNow) {
     this.#digest = digest(code.reveal());
     this.#clock = clock;
   }

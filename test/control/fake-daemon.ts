@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { once } from 'node:events';
 import type { ControlHandlers } from '../../src/control/handlers.js';
 import type { StatusReport } from '../../src/daemon/status-report.js';
@@ -84,6 +85,19 @@ export function untilAborted(signal: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+}
+
+/** Sends raw bytes to the socket and collects everything the server writes until it closes the connection. */
+export async function exchange(socketPath: string, bytes: string | Buffer): Promise<string> {
+  const socket = createConnection({ path: socketPath });
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  socket.on('error', () => {}); // the server may close while we still write
+  const closed = new Promise((resolve) => socket.on('close', resolve)); // once() would reject on that error
+  socket.write(bytes);
+  await closed;
+  return received;
 }
 
 /** Polls a condition with a bound, instead of sleeping a fixed time. */

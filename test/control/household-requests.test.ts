@@ -1,4 +1,3 @@
-import { createConnection } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { callDaemon } from '../../src/control/client.js';
 import type { ControlHandlers } from '../../src/control/handlers.js';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { fakeHandlers, linkedRecord, sampleWindow } from './fake-daemon.js';
+import { exchange, fakeHandlers, linkedRecord, sampleWindow } from './fake-daemon.js';
 
 // The household's part of the control protocol (CONTRACT.md section 10): a `household` request,
 // and a `customerId` on `pair` and `window` that reaches the engine only as an integer.
@@ -30,16 +29,8 @@ async function serve(handlers: ControlHandlers): Promise<void> {
   server = await startControlServer({ socketPath, handlers, logger: silentLogger() });
 }
 
-async function exchange(line: string): Promise<{ type: string; kind?: string; message?: string }> {
-  const socket = createConnection({ path: socketPath });
-  let received = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => {});
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  socket.write(line);
-  await closed;
-  return JSON.parse(received.trim());
+async function errorReply(line: string): Promise<{ type: string; kind?: string; message?: string }> {
+  return JSON.parse((await exchange(socketPath, line)).trim());
 }
 
 describe('household control requests', () => {
@@ -78,7 +69,7 @@ describe('household control requests', () => {
     const pair = vi.spyOn(handlers, 'pair');
     const window = vi.spyOn(handlers, 'window');
     await serve(handlers);
-    expect(await exchange(line)).toMatchObject({ type: 'error', kind: 'usage', message: expect.stringContaining('customerId') });
+    expect(await errorReply(line)).toMatchObject({ type: 'error', kind: 'usage', message: expect.stringContaining('customerId') });
     expect(pair).not.toHaveBeenCalled();
     expect(window).not.toHaveBeenCalled();
   });

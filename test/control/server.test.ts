@@ -11,7 +11,7 @@ import { MAX_REQUEST_BYTES } from '../../src/control/protocol.js';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { PanicPairError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { fakeHandlers, leaveStaleSocket, linkedRecord, sampleStatus, untilAborted, waitFor } from './fake-daemon.js';
+import { exchange, fakeHandlers, leaveStaleSocket, linkedRecord, sampleStatus, untilAborted, waitFor } from './fake-daemon.js';
 
 let dir: string;
 let socketPath: string;
@@ -30,19 +30,6 @@ afterEach(async () => {
 
 async function serve(handlers: ControlHandlers, requestTimeoutMs?: number): Promise<void> {
   server = await startControlServer({ socketPath, handlers, logger: silentLogger(), requestTimeoutMs });
-}
-
-/** Sends raw bytes and collects everything the server writes until it closes the connection. */
-async function exchange(bytes: string | Buffer): Promise<string> {
-  const socket = createConnection({ path: socketPath });
-  let received = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => {}); // the server may close while we still write
-  const closed = new Promise((resolve) => socket.on('close', resolve)); // once() would reject on that error
-  socket.write(bytes);
-  await closed;
-  return received;
 }
 
 function errorLine(reply: string): { type: string; kind: string; message: string } {
@@ -196,7 +183,7 @@ describe('what a client sends never crashes the server', () => {
     const handlers = fakeHandlers();
     const pair = vi.spyOn(handlers, 'pair');
     await serve(handlers);
-    const reply = errorLine(await exchange(line));
+    const reply = errorLine(await exchange(socketPath, line));
     expect(reply).toMatchObject({ type: 'error', kind: 'usage' });
     expect(reply.message).toContain(words);
     expect(pair).not.toHaveBeenCalled();
@@ -205,8 +192,8 @@ describe('what a client sends never crashes the server', () => {
   it('refuses garbage bytes and an oversize line, then still answers', async () => {
     await serve(fakeHandlers());
     const garbage = Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc3, 0x28, 0x7b, 0x0a]);
-    expect(errorLine(await exchange(garbage))).toMatchObject({ kind: 'usage' });
-    const oversize = errorLine(await exchange('x'.repeat(MAX_REQUEST_BYTES + 10)));
+    expect(errorLine(await exchange(socketPath, garbage))).toMatchObject({ kind: 'usage' });
+    const oversize = errorLine(await exchange(socketPath, 'x'.repeat(MAX_REQUEST_BYTES + 10)));
     expect(oversize).toMatchObject({ kind: 'usage', message: expect.stringContaining('longer than') });
     expect(await callDaemon(socketPath, { type: 'status' })).toMatchObject({ healthy: true });
   });

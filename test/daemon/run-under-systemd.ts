@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectAsync } from 'mqtt';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { BIN, runCli, type CliResult } from '../cli/run-cli.js';
+import { whilePressed } from '../support/pressed-button.js';
 
 // The real daemon (bin/panic-pair.js run) started the way systemd starts it: with the directories
 // and credentials systemd hands over in variables (RUNTIME_DIRECTORY, ...), which the shared
@@ -80,13 +80,5 @@ export async function workspace(token: string, seed?: Parameters<typeof startSim
  * button advertises, until the command ends.
  */
 export async function pairWithButton(brokerUrl: string, runtimeDir: string, deviceId: string, extra: string[] = []): Promise<CliResult> {
-  const button = await connectAsync(brokerUrl, { reconnectPeriod: 0 });
-  const press = (): void => void button.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -50 }));
-  const timer = setInterval(press, 200);
-  try {
-    return await runCli(['pair', deviceId, '--timeout', '20', ...extra], { runtimeDir });
-  } finally {
-    clearInterval(timer);
-    await button.endAsync();
-  }
+  return whilePressed(brokerUrl, deviceId, () => runCli(['pair', deviceId, '--timeout', '20', ...extra], { runtimeDir }), PREFIX);
 }

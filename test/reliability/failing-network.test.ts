@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/daemon/status-report.js';
-import { startSimulator, type Faults, type Simulator } from '../../src/simulator/index.js';
+import type { Faults } from '../../src/simulator/index.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 import { spawnDaemon } from './support/daemon-process.js';
@@ -82,20 +82,15 @@ describe('API faults on the link, through the daemon', () => {
 
 describe('the API unreachable for a while, then back', () => {
   let hub: DaemonHarness;
-  let back: Simulator | undefined;
   beforeAll(async () => {
     hub = await startHarness({ logLevel: 'info' });
   });
-  afterAll(async () => {
-    await hub?.close();
-    await back?.close();
-  });
+  afterAll(() => hub?.close());
 
   it('pair times out (exit 8) saying the hub keeps trying, status is degraded, and the link completes in the background once the API is back', { timeout: 90_000 }, async () => {
     const pid = (await hub.status()).pid;
     await hub.announceSeen('NET-DOWN');
-    const port = Number(new URL(hub.simulator.url).port);
-    await hub.simulator.close();
+    const bringBack = await hub.takeApiDown();
 
     // Time enough for the first try's own retries (about 2 s) to fail and a wait to follow.
     const pair = await hub.cli(['pair', 'NET-DOWN', '--timeout', '8']);
@@ -111,8 +106,7 @@ describe('the API unreachable for a while, then back', () => {
 
     // The same API back on the same address. Nothing is asked of the daemon: the engine's own
     // background retry (15 s, full jitter, doubling) finishes the link. Bounded, not timed.
-    back = await startSimulator({ port, token: hub.token });
-    const api = back;
+    const api = await bringBack();
     await waitFor(() => onDisk(hub, 'NET-DOWN') === 'linked', { timeoutMs: 75_000, intervalMs: 250, what: 'the background retry to link NET-DOWN' });
     expect(api.stats().postsByDevice['NET-DOWN']).toBe(1);
     await waitFor(async () => (await statusOf(hub)).code === 0, { what: 'status to be healthy again' });

@@ -1,5 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { HOUSEHOLD_SEED } from '../support/household-seed.js';
 import { waitFor } from '../support/wait.js';
@@ -13,29 +12,14 @@ const WAIT = /the API at http:\/\/127\.0\.0\.1:\d+ is unreachable \(connection r
 
 describe('pair through an API outage', () => {
   let hub: DaemonHarness;
-  let back: Simulator | undefined;
   beforeAll(async () => {
     hub = await startHarness({ logLevel: 'info' });
   });
-  afterEach(async () => {
-    await back?.close();
-    back = undefined;
-  });
   afterAll(() => hub?.close());
-
-  /** Closes the simulator; the returned function starts one again on the same address. */
-  async function takeApiDown(): Promise<() => Promise<Simulator>> {
-    const port = Number(new URL(hub.simulator.url).port);
-    await hub.simulator.close();
-    return async () => {
-      back = await startSimulator({ port, token: hub.token });
-      return back;
-    };
-  }
 
   it('`pair <id> --timeout 45` with the API down for 6 s, then back: exit 0, one POST, each wait shown', { timeout: 90_000 }, async () => {
     await hub.announceSeen('OUT-1');
-    const bringBack = await takeApiDown();
+    const bringBack = await hub.takeApiDown();
     const downAt = performance.now();
     const pair = hub.cli(['pair', 'OUT-1', '--timeout', '45']);
     // Down for at least 6 s and at least one wait shown; then the API comes back.
@@ -52,7 +36,7 @@ describe('pair through an API outage', () => {
 
   it('still down when the time is up: exit 8, the hub keeps trying, and --json carries the same facts', { timeout: 90_000 }, async () => {
     await hub.announceSeen('OUT-2');
-    const bringBack = await takeApiDown();
+    const bringBack = await hub.takeApiDown();
     // Time enough for the first try's own retries (about 2 s) to fail and a wait to follow.
     const plain = await hub.cli(['pair', 'OUT-2', '--timeout', '8']);
     expect(plain.code, plain.stdout + plain.stderr).toBe(8);
@@ -73,7 +57,7 @@ describe('pair through an API outage', () => {
   });
 
   it('`pair --window 20`: a button pressed while the API is down is linked once it is back, inside the window', { timeout: 90_000 }, async () => {
-    const bringBack = await takeApiDown();
+    const bringBack = await hub.takeApiDown();
     const window = hub.cli(['pair', '--window', '20']);
     await waitFor(() => window.stdout().includes('Pairing window open'), { what: 'the window to open' });
     await hub.announce('OUT-3');
@@ -87,7 +71,7 @@ describe('pair through an API outage', () => {
   });
 
   it('`pair --window 5` closing with the API still down: exit 8, the hub keeps trying', { timeout: 60_000 }, async () => {
-    const bringBack = await takeApiDown();
+    const bringBack = await hub.takeApiDown();
     const window = hub.cli(['pair', '--window', '5']);
     await waitFor(() => window.stdout().includes('Pairing window open'), { what: 'the window to open' });
     await hub.announce('OUT-4');
@@ -101,22 +85,17 @@ describe('pair through an API outage', () => {
 
 describe('pair --customer through an API outage', () => {
   let hub: DaemonHarness;
-  let back: Simulator | undefined;
   beforeAll(async () => {
     hub = await startHarness({ logLevel: 'info', customerId: 70, seed: HOUSEHOLD_SEED });
   });
-  afterAll(async () => {
-    await hub?.close();
-    await back?.close();
-  });
+  afterAll(() => hub?.close());
 
   it("a dependant's button: the member check waits out the outage with the link, then links to 77 once", { timeout: 90_000 }, async () => {
     await hub.announceSeen('OUT-77');
-    const port = Number(new URL(hub.simulator.url).port);
-    await hub.simulator.close();
+    const bringBack = await hub.takeApiDown();
     const pair = hub.cli(['pair', 'OUT-77', '--customer', '77', '--timeout', '45']);
     await waitFor(() => WAIT.test(pair.stdout()), { timeoutMs: 30_000, intervalMs: 100, what: 'a wait shown' });
-    back = await startSimulator({ port, token: hub.token, seed: HOUSEHOLD_SEED });
+    const back = await bringBack();
     const result = await pair;
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Linked OUT-77 to customer 77');

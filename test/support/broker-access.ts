@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { findExecutable, findLibraryFile } from './installed.js';
 
 // How a test mosquitto decides who may do what, as brokers on hubs are set up: a password file
 // (mosquitto_passwd), an acl_file, or the dynamic-security plugin, which answers a subscription
@@ -62,8 +63,7 @@ function dynsecLines(dir: string, users: Record<string, string>, roles: Record<s
 /** The plugin comes with Debian's mosquitto, under the architecture's library directory. */
 function dynsecPlugin(): string {
   const name = 'mosquitto_dynamic_security.so';
-  const candidates = [path.join('/usr/lib', name), ...readdirSync('/usr/lib').map((entry) => path.join('/usr/lib', entry, name))];
-  const found = candidates.find((candidate) => existsSync(candidate));
+  const found = findLibraryFile(name);
   if (found === undefined) throw new Error(`${name} not found: it comes with the mosquitto package`);
   return found;
 }
@@ -74,19 +74,4 @@ function writePasswordFile(dir: string, users: Record<string, string>): string {
   // mosquitto only reads hashed entries; `-U` hashes the plain ones in place.
   execFileSync(findExecutable('mosquitto_passwd') ?? 'mosquitto_passwd', ['-U', file]);
   return file;
-}
-
-export function findExecutable(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/sbin'];
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
 }

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { accessLines, findExecutable, type BrokerAccess } from './broker-access.js';
+import { accessLines, type BrokerAccess } from './broker-access.js';
+import { findExecutable } from './installed.js';
 import { makeCertificates, type TestCertificates } from './test-ca.js';
 import { accepts, freePort } from './loopback.mjs';
 

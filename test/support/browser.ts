@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './binary.js';
+import { CHROMIUM, CHROMIUM_ARGS, PHONE } from './chromium.mjs';
 
 // A real browser for the page's tests: Debian's chromium, headless, at a phone's size, with a
 // fresh profile and nothing that talks to the internet. Screenshots go to test-artifacts/web/.
 
-export const CHROMIUM = process.env.PANIC_PAIR_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
-export const PHONE = { width: 390, height: 844 };
 
 export interface PhoneBrowser {
   page: Page;
@@ -28,16 +27,7 @@ export async function openPhone(): Promise<PhoneBrowser> {
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {

@@ -1,5 +1,5 @@
-import { connectAsync } from 'mqtt';
 import type { Container, RunResult } from './container.js';
+import { whilePressed } from './pressed-button.js';
 
 // What the container suites do with panic-pair's service inside a booted container.
 
@@ -11,12 +11,5 @@ export async function unitProperties(box: Container, unit: string, ...properties
 
 /** `panic-pair pair <id>` run inside, while the button announces itself over MQTT from the host. */
 export async function pairInside(box: Container, brokerUrl: string, deviceId: string): Promise<RunResult> {
-  const button = await connectAsync(brokerUrl, { reconnectPeriod: 0 });
-  const timer = setInterval(() => void button.publish('panic-pair/announce', JSON.stringify({ deviceId, rssi: -50 })), 200);
-  try {
-    return await box.run(['panic-pair', 'pair', deviceId, '--timeout', '30']);
-  } finally {
-    clearInterval(timer);
-    await button.endAsync();
-  }
+  return whilePressed(brokerUrl, deviceId, () => box.run(['panic-pair', 'pair', deviceId, '--timeout', '30']));
 }

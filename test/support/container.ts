@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cachedRoot, lastLines, runProcess, type ContainerRecipe, type RunResult } from './container-root.js';
+import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
 export { cacheKey, cachedRoot, TEST_CACHE_DIR, type ContainerRecipe, type RunResult } from './container-root.js';
@@ -46,7 +47,7 @@ const STOP_TIMEOUT_MS = 30_000;
 export function containerUnavailable(): string | undefined {
   if (process.platform !== 'linux') return `containers need Linux (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return 'systemd-nspawn and mmdebstrap need root';
-  const missing = TOOLS.filter((tool) => !onPath(tool));
+  const missing = TOOLS.filter((tool) => findExecutable(tool) === undefined);
   if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install systemd-container mmdebstrap)`;
   if (process.env.PANIC_PAIR_TEST_CONTAINERS === 'off') return 'PANIC_PAIR_TEST_CONTAINERS=off';
   return undefined;
@@ -218,9 +219,4 @@ function spawnQuietly(command: string, args: string[]): void {
   } catch {
     // best effort at exit
   }
-}
-
-function onPath(tool: string): boolean {
-  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
-  return dirs.some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
 }

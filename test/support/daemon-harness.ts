@@ -82,6 +82,12 @@ export interface DaemonHarness {
   restart(): Promise<void>;
   /** SIGTERM, then the exit. */
   stop(): Promise<Exit>;
+  /**
+   * An API outage: closes the simulator serving now (connections refused on its address). The
+   * function returned starts a fresh one on the same address, token and customers, closed with the
+   * harness. `simulator` stays the first, so what it counted is still read there.
+   */
+  takeApiDown(): Promise<() => Promise<Simulator>>;
   /** Stops the daemon (SIGKILL when SIGTERM is not enough), the simulator, its broker and removes the dirs. */
   close(): Promise<void>;
 }
@@ -106,6 +112,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
 
   const simulator = await startSimulator({ token, seed: options.seed, linkStatus: options.linkStatus });
   cleanups.unshift(() => simulator.close());
+  let serving = simulator;
+  const takeApiDown = async (): Promise<() => Promise<Simulator>> => {
+    const port = Number(new URL(simulator.url).port);
+    await serving.close();
+    return async () => {
+      const back = await startSimulator({ port, token, seed: options.seed, linkStatus: options.linkStatus });
+      cleanups.unshift(() => back.close());
+      serving = back;
+      return back;
+    };
+  };
   const broker = options.broker ?? (await startBroker());
   if (options.broker === undefined) cleanups.unshift(() => broker.stop());
 
@@ -238,6 +255,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
     exited: () => exit,
     restart: launch,
     stop,
+    takeApiDown,
     close() {
       closed ??= (async () => {
         const current = child;

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { findLibraryFile } from './installed.js';
 
 // A process's wall clock moved at run time with libfaketime (Debian: faketime), its monotonic
 // clock left alone: what a Raspberry Pi sees when NTP sets a stale clock. The offset file is read
@@ -7,14 +8,7 @@ import path from 'node:path';
 
 /** libfaketime.so.1 where Debian puts it (/usr/lib/<multiarch>/faketime/), or undefined. */
 export function findLibfaketime(): string | undefined {
-  const lib = '/usr/lib';
-  const candidates = [path.join(lib, 'faketime', 'libfaketime.so.1')];
-  try {
-    for (const name of readdirSync(lib)) candidates.push(path.join(lib, name, 'faketime', 'libfaketime.so.1'));
-  } catch {
-    return undefined;
-  }
-  return candidates.find((file) => existsSync(file));
+  return findLibraryFile(path.join('faketime', 'libfaketime.so.1'));
 }
 
 export const NO_FAKETIME = 'libfaketime is not installed (Debian package faketime): the wall clock cannot be moved';

@@ -10,6 +10,7 @@ import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
+import { findExecutable } from '../support/installed.js';
 import { waitFor } from '../support/wait.js';
 
 // The Debian package as a hub gets it: `npm run deb -- --arch amd64` built twice (the second a
@@ -25,8 +26,6 @@ const UNIT = 'panic-pair.service';
 const STEP_MS = 60_000;
 const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const UPGRADE = `${version}+rebuild1`;
-
-const onPath = (tool: string): boolean => (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(path.join(dir, tool)));
 
 // The HCI module is compiled against this Node's headers (NodeSource's nodejs has them).
 const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
@@ -69,7 +68,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     rmSync(out, { recursive: true, force: true });
   }, 2 * STEP_MS);
 
-  it.skipIf(!onPath('lintian'))('lintian finds no errors in the package', async () => {
+  it.skipIf(findExecutable('lintian') === undefined)('lintian finds no errors in the package', async () => {
     const deb = path.join(out, 'first', `panic-pair_${version}_amd64.deb`);
     const result = await promisify(execFile)('lintian', [deb]).catch((error: { stdout: string; stderr: string }) => error);
     const tags = `${result.stdout}`.split('\n').filter((line) => /^[EW]: /.test(line));

@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { openPhone, type PhoneBrowser } from '../support/browser.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { pageSettings, type PageSettings } from '../support/web-page.js';
 
 // The page pairs through an API outage as the CLI does (CONTRACT.md section 9), and says so in
-// the CLI's words: which API, why, and when it tries again. The API is the simulator closed and
-// started again on the same port: connections refused while it is away.
+// the CLI's words: which API, why, and when it tries again. The API is taken down and brought
+// back on the same address (the harness's outage): connections refused while it is away.
 
 const WAIT = /the API at http:\/\/127\.0\.0\.1:\d+ is unreachable \(connection refused\); trying again in \d+ s/;
 
 let harness: DaemonHarness;
 let settings: PageSettings;
 let phone: PhoneBrowser;
-let back: Simulator | undefined;
 
 beforeAll(async () => {
   settings = await pageSettings();
@@ -23,7 +21,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await phone?.close();
-  await back?.close();
   await harness?.close();
 });
 
@@ -38,8 +35,7 @@ describe('the page while the panic-api is down', () => {
     await page.locator('#live').filter({ hasText: 'Live' }).waitFor(WAIT_UI);
 
     await harness.announceSeen('OUTAGE1');
-    const port = Number(new URL(harness.simulator.url).port);
-    await harness.simulator.close();
+    const bringBack = await harness.takeApiDown();
     await page.getByLabel('Button ID').fill('OUTAGE1');
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
     const steps = page.locator('#pair-steps');
@@ -47,7 +43,7 @@ describe('the page while the panic-api is down', () => {
     expect(await steps.textContent()).toContain('Linking with the panic-api');
     await phone.screenshot('outage-wait');
 
-    back = await startSimulator({ port, token: harness.token });
+    const back = await bringBack();
     await steps.filter({ hasText: /Linked: link id \d+/ }).waitFor(WAIT_UI);
     expect(await steps.textContent()).not.toMatch(WAIT);
     expect(back.stats().postsByDevice.OUTAGE1).toBe(1);

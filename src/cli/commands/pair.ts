@@ -5,7 +5,7 @@ import { askDaemon, checkWait, type ClientOptions } from '../daemon.js';
 import { exitCodeOf } from '../exit-codes.js';
 import { pairWindow } from '../pair-window.js';
 import { cancelOnInterrupt, createStepReporter, type StepReporter } from '../progress.js';
-import { printJson } from '../render.js';
+import { printJson, toCustomer } from '../render.js';
 import { waitText, type OutageWait } from '../../pairing/outage.js';
 
 // `panic-pair pair <deviceId>`: ask the daemon to link one button as soon as it is seen, showing
@@ -65,10 +65,6 @@ function stepText(progress: PairProgress, chosen: number | undefined): string | 
 
 function waitsOf(waits: OutageWait[]): { waits?: OutageWait[] } {
   return waits.length === 0 ? {} : { waits };
-}
-
-function toCustomer(customerId: number | undefined): string {
-  return customerId === undefined ? '' : ` to customer ${customerId}`;
 }
 
 function linkedOutcome(value: unknown, deviceId: string): LinkOutcome & { ok: true } {

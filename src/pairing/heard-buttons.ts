@@ -1,0 +1,67 @@
+import type { Sighting } from '../discovery/sighting.js';
+import { wallTimeOf } from '../clock.js';
+import type { DeviceRecord } from '../store/record.js';
+import { abortableDelay } from './deadline.js';
+import type { SightingMemory } from './sighting-memory.js';
+import type { ScanEntry } from './types.js';
+
+// The buttons heard lately, as `scan`, the installer's page and `pair <id>` ask for them. The
+// engine feeds the memory itself on the hot path; this only reads it.
+export class HeardButtons {
+  readonly #memory: SightingMemory;
+  /** Monotonic: ages and the scan's start. */
+  readonly #clock: () => number;
+  /** Only stamps `lastSeen`. */
+  readonly #wallClock: () => number;
+  readonly #record: (deviceId: string) => DeviceRecord | undefined;
+  /** A sighting this recent lets `pair <id>` start at once. */
+  readonly #recentMs: number;
+
+  constructor(options: {
+    memory: SightingMemory;
+    clock: () => number;
+    wallClock: () => number;
+    record(deviceId: string): DeviceRecord | undefined;
+    recentMs: number;
+  }) {
+    this.#memory = options.memory;
+    this.#clock = options.clock;
+    this.#wallClock = options.wallClock;
+    this.#record = options.record;
+    this.#recentMs = options.recentMs;
+  }
+
+  async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
+    const since = this.#clock() - seconds * 1000;
+    await abortableDelay(seconds * 1000, signal);
+    return this.#since(since);
+  }
+
+  /** Buttons heard within the last `withinMs`, at once (the page's live list). */
+  heard(withinMs: number): ScanEntry[] {
+    return this.#since(this.#clock() - withinMs);
+  }
+
+  /** The button's last sighting when it is recent enough for `pair <id>` to start at once. */
+  recent(deviceId: string): Sighting | undefined {
+    const seen = this.#memory.recent(deviceId, this.#clock(), this.#recentMs);
+    if (seen === undefined) return undefined;
+    return { deviceId, source: seen.source, rssi: seen.rssi, deviceTypeId: seen.deviceTypeId, at: seen.lastSeen };
+  }
+
+  #since(since: number): ScanEntry[] {
+    return this.#memory.since(since, this.#clock()).map((seen) => {
+      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen) };
+      if (seen.rssi !== undefined) entry.rssi = seen.rssi;
+      if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
+      const state = this.#record(seen.deviceId)?.state;
+      if (state !== undefined) entry.state = state;
+      return entry;
+    });
+  }
+
+  /** The wall time of a monotonic instant, as an ISO stamp. */
+  #stamp(at: number): string {
+    return new Date(wallTimeOf(at, { monotonic: this.#clock, wall: this.#wallClock })).toISOString();
+  }
+}

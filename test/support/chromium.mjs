@@ -1,0 +1,15 @@
+// Debian's chromium as the page's tests and bench/web-page.mjs drive it: headless, at a phone's
+// size, with nothing that talks to the internet. Plain JavaScript so that the bench loads it too.
+
+export const CHROMIUM = process.env.PANIC_PAIR_CHROMIUM ?? '/usr/bin/chromium';
+export const PHONE = { width: 390, height: 844 };
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
