@@ -3,11 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Who builds it: DEBFULLNAME and DEBEMAIL as Debian's tools read them, else the last commit's author. */
-const MAINTAINER =
-  process.env.DEBEMAIL !== undefined
-    ? `${process.env.DEBFULLNAME ?? 'panic-pair maintainers'} <${process.env.DEBEMAIL}>`
-    : execFileSync('git', ['log', '-1', '--format=%an <%ae>'], { encoding: 'utf8' }).trim();
+/**
+ * The project, not whoever committed last or runs the build: the same source gives the same
+ * package, and no one's personal address ships in it. `.invalid` (RFC 2606) until the project has
+ * a list of its own; change it here.
+ */
+export const MAINTAINER = 'panic-pair maintainers <maintainers@panic-pair.invalid>';
 
 /**
  * The HCI module is compiled against one Node major's headers (nan, not Node-API): apt refuses a

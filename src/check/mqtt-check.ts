@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.js';
+import { GuardedFileError } from '../config/file-access.js';
 import { readMqttPassword } from '../config/secret-file.js';
 import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
 import { messageOf } from '../errors.js';
@@ -34,8 +35,10 @@ export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes
     try {
       password = readMqttPassword(mqtt.passwordFile).reveal();
     } catch (error) {
-      const loose = /by group or others/.test(messageOf(error));
-      return fail('mqtt', messageOf(error), loose ? `chmod 600 ${mqtt.passwordFile}` : `check ${PASSWORD_SETTING}`);
+      // The daemon reads the password only as it starts: once fixed, it needs a restart.
+      const fix = error instanceof GuardedFileError && error.fix !== undefined ? error.fix : `check ${PASSWORD_SETTING}`;
+      const problem = error instanceof GuardedFileError ? error.problem : messageOf(error);
+      return { ...fail('mqtt', problem, fix), readAtStart: true };
     }
   }
   let ca: Buffer | undefined;

@@ -30,7 +30,8 @@ export function renderReport(report: CheckReport, tty: boolean): string {
   const failed = report.checks.filter((check) => !check.ok && !check.skipped).length;
   lines.push(report.ok ? 'ready: every enabled check passed' : `not ready: ${failed} check${failed === 1 ? '' : 's'} failed`);
   // The daemon reads its settings and the unit's token credential as it starts: the last step.
-  if (report.checks.some((check) => !check.ok && !check.skipped && (check.name === 'configuration' || check.name === 'token'))) {
+  const readAtStart = (check: CheckResult): boolean => check.name === 'configuration' || check.name === 'token' || check.readAtStart === true;
+  if (report.checks.some((check) => !check.ok && !check.skipped && readAtStart(check))) {
     lines.push(`once fixed: ${RESTART}`);
   }
   return `${lines.join('\n')}\n`;

@@ -14,6 +14,8 @@ export interface CheckResult {
   detail: string;
   /** The command or change that fixes a failure. */
   fix?: string;
+  /** What failed is read by the daemon only as it starts (a secret file): a restart applies the fix. */
+  readAtStart?: true;
 }
 
 export interface CheckReport {

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { readToken, type Config, type Secret, type TokenSource } from '../config/index.js';
 import { codeOf, looseness } from '../config/file-access.js';
-import { SECRET_FILE_FORBIDDEN_BITS } from '../config/secret-file.js';
+import { SECRET_FILE_FORBIDDEN_BITS, secretFileGuard } from '../config/secret-file.js';
 import { messageOf } from '../errors.js';
 import { fail, pass, type CheckResult } from './result.js';
 
@@ -68,11 +68,10 @@ function fileProblem(path: string): CheckResult | undefined {
     return fail('token', `token file ${path} cannot be opened (${code})`, `check ${path}`);
   }
   try {
-    const mode = fstatSync(fd).mode & 0o777;
-    // The daemon's own rule (config/secret-file.ts), with check's wording and the mode shown.
-    const loose = mode & SECRET_FILE_FORBIDDEN_BITS;
-    if (loose !== 0) {
-      return fail('token', `token file ${path} ${looseness(loose)} (mode ${mode.toString(8).padStart(4, '0')})`, `chmod 600 ${path}`);
+    const { mode } = fstatSync(fd);
+    // The daemon's own rule and words (config/secret-file.ts), as for every secret file.
+    if ((mode & SECRET_FILE_FORBIDDEN_BITS) !== 0) {
+      return fail('token', `token file ${path} ${looseness(mode, SECRET_FILE_FORBIDDEN_BITS)}`, secretFileGuard(path).fix);
     }
     return undefined;
   } finally {

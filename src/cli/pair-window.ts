@@ -77,7 +77,11 @@ export async function pairWindow(seconds: number, options: ClientOptions & { jso
           if (json) return;
           reporter = createStepReporter(process.stdout, { live: process.stdout.isTTY === true });
           disarm = cancelOnInterrupt(reporter, 'cancelled; the pairing window is closed (see `panic-pair devices`)');
-          reporter.step(`Pairing window open for ${seconds} s — press each button to link it${toCustomer(options.customer)}`);
+        },
+        // Announced only once the daemon says it is open: a refused window (another customer's is
+        // open, the customer is not entitled) must never have told the installer to press buttons.
+        onOpened() {
+          reporter?.step(`Pairing window open for ${seconds} s — press each button to link it${toCustomer(options.customer)}`);
         },
         onProgress(progress) {
           if (progress.step === 'retrying' && progress.wait) reporter?.note(`… ${progress.deviceId}: ${waitText(progress.wait)}`);

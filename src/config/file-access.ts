@@ -4,6 +4,21 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { PanicPairError } from '../errors.js';
 
+/**
+ * A guarded file refused. `problem` says what is wrong (`<label> <path> <what>`), `fix` the command
+ * that fixes it when there is one; the message joins them once, and `check` shows them apart.
+ */
+export class GuardedFileError extends PanicPairError {
+  readonly problem: string;
+  readonly fix: string | undefined;
+
+  constructor(problem: string, fix: string | undefined, options?: { cause?: unknown }) {
+    super('config', fix === undefined ? problem : `${problem}: ${fix}`, options);
+    this.problem = problem;
+    this.fix = fix;
+  }
+}
+
 export interface ModeGuard {
   /** Permission bits that must all be clear. */
   readonly forbidden: number;
@@ -16,8 +31,8 @@ export interface ModeGuard {
  * every error message is `<label> <path> <what is wrong>`, and never quotes the content.
  */
 export function readGuardedFile(path: string, label: string, guard?: ModeGuard, maxBytes = 1 << 20): string {
-  const fail = (what: string, cause?: unknown): PanicPairError =>
-    new PanicPairError('config', `${label} ${path} ${what}`, cause === undefined ? undefined : { cause });
+  const fail = (what: string, cause?: unknown, fix?: string): GuardedFileError =>
+    new GuardedFileError(`${label} ${path} ${what}`, fix, cause === undefined ? undefined : { cause });
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -27,7 +42,7 @@ export function readGuardedFile(path: string, label: string, guard?: ModeGuard, 
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw fail('is not a regular file');
-    if (guard && (stat.mode & guard.forbidden) !== 0) throw fail(`${looseness(stat.mode & guard.forbidden)}: ${guard.fix}`);
+    if (guard && (stat.mode & guard.forbidden) !== 0) throw fail(looseness(stat.mode, guard.forbidden), undefined, guard.fix);
     if (stat.size > maxBytes) throw fail(`is larger than ${maxBytes} bytes; is it the right file?`);
     return readFileSync(fd, 'utf8');
   } catch (error) {
@@ -56,10 +71,11 @@ export function codeOf(error: unknown): string {
   return typeof code === 'string' ? code : 'unknown error';
 }
 
-/** "is readable by group or others" and the like, from the offending permission bits. */
-export function looseness(mode: number): string {
-  const readable = (mode & 0o044) !== 0;
-  const writable = (mode & 0o022) !== 0;
+/** "is readable by group or others (mode 0644)" and the like, from the file's mode and the bits refused. */
+export function looseness(mode: number, forbidden: number): string {
+  const loose = mode & forbidden;
+  const readable = (loose & 0o044) !== 0;
+  const writable = (loose & 0o022) !== 0;
   const what = readable && writable ? 'readable and writable' : readable ? 'readable' : 'writable';
-  return `is ${what} by group or others`;
+  return `is ${what} by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')})`;
 }

@@ -10,7 +10,7 @@ import { SETTINGS } from './settings.js';
 export const SECRET_FILE_FORBIDDEN_BITS = 0o066;
 const MAX_SECRET_BYTES = 16 * 1024;
 
-function secretFileGuard(path: string): ModeGuard {
+export function secretFileGuard(path: string): ModeGuard {
   return { forbidden: SECRET_FILE_FORBIDDEN_BITS, fix: `chmod 600 ${path}` };
 }
 

@@ -11,6 +11,8 @@ export interface CallOptions {
   onConnect?(): void;
   onProgress?(progress: PairProgress): void;
   onOutcome?(outcome: LinkOutcome): void;
+  /** The window asked for is open (a refused one never is). */
+  onOpened?(): void;
   /** Give up (kind 'timeout') when no final line arrived in this time. */
   timeoutMs?: number;
 }
@@ -78,6 +80,7 @@ export async function callDaemon<T>(socketPath: string, request: ControlRequest,
       try {
         if (reply.type === 'progress') options.onProgress?.(reply.progress);
         else if (reply.type === 'outcome') options.onOutcome?.(reply.outcome);
+        else if (reply.type === 'opened') options.onOpened?.();
         else if (reply.type === 'result') finish(undefined, reply.data);
         else finish(new PanicPairError(reply.kind, reply.message));
       } catch (error) {

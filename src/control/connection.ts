@@ -58,6 +58,7 @@ async function dispatch(
         signal,
         onProgress,
         onOutcome: (outcome) => send({ type: 'outcome', outcome }),
+        onOpen: () => send({ type: 'opened' }),
         ...(request.customerId === undefined ? {} : { customerId: request.customerId }),
       });
   }

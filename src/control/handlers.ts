@@ -23,6 +23,8 @@ export interface ControlHandlers {
       signal: AbortSignal;
       onProgress(progress: PairProgress): void;
       onOutcome(outcome: LinkOutcome): void;
+      /** The window is open (not refused): called once, before any outcome. */
+      onOpen?(): void;
       customerId?: number;
     },
   ): Promise<WindowReport>;

@@ -2,7 +2,8 @@ import type { ErrorKind } from '../errors.js';
 import type { LinkOutcome, PairProgress } from '../pairing/types.js';
 
 // The control socket's wire format: newline-delimited JSON over a unix stream socket. The client
-// sends one request line; the daemon answers with zero or more `progress` / `outcome` lines and
+// sends one request line; the daemon answers with zero or more `progress` / `outcome` lines (and,
+// for a window, one `opened` line once it is open) and
 // then exactly one `result` or `error` line, and closes. The client keeps its side open until
 // that last line: closing it (EOF) means the client is gone and cancels the request. Hand-written
 // validation, not zod, and the daemon's check of requests kept in requests.ts: the client imports
@@ -23,6 +24,8 @@ export type ControlReply =
   | { type: 'progress'; progress: PairProgress }
   /** One link that ended inside a pairing window, linked or not. */
   | { type: 'outcome'; outcome: LinkOutcome }
+  /** The pairing window asked for is open now: only then may the client tell anyone to press a button. */
+  | { type: 'opened' }
   | { type: 'result'; data: unknown }
   | { type: 'error'; kind: ErrorKind; message: string };
 
@@ -71,6 +74,8 @@ export function parseReply(line: string): ControlReply | undefined {
       return isRecord(body.progress) ? { type: 'progress', progress: body.progress as unknown as PairProgress } : undefined;
     case 'outcome':
       return isRecord(body.outcome) ? { type: 'outcome', outcome: body.outcome as unknown as LinkOutcome } : undefined;
+    case 'opened':
+      return { type: 'opened' };
     case 'result':
       return { type: 'result', data: body.data };
     case 'error':

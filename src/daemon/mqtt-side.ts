@@ -34,6 +34,7 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
   const connection = connectMqtt({ ...mqttConfig, prefix: config.mqttPrefix, logger });
   const publisher = createStatePublisher(connection, config.mqttPrefix);
   engine.onDevice((record) => publisher.device(record));
+  engine.onForget((deviceId) => publisher.forgotten(deviceId));
   engine.onEntitlement((state) => publisher.entitlement(state));
   // A broker that restarted without persistence has lost the retained states: publish them all
   // again at every (re)connect, so a subscriber always finds the current ones.

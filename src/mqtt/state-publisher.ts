@@ -6,6 +6,8 @@ import { deviceTopic, entitlementTopic, type DeviceStatePayload, type Entitlemen
 export interface StatePublisher {
   /** Retained on `<prefix>/devices/<deviceId>`; call on each state change. */
   device(record: DeviceRecord): void;
+  /** Clears the retained `<prefix>/devices/<deviceId>` of a forgotten device (an empty retained payload). */
+  forgotten(deviceId: string): void;
   /** Retained on `<prefix>/entitlement`; nothing is published while the answer is unknown. */
   entitlement(state: EntitlementState): void;
 }
@@ -18,6 +20,10 @@ export function createStatePublisher(connection: MqttConnection, prefix: string)
       const payload: DeviceStatePayload = { state: record.state, customerId: record.customerId, at: record.updatedAt };
       if (record.linkId !== undefined) payload.linkId = record.linkId;
       connection.publishRetained(deviceTopic(prefix, record.deviceId), JSON.stringify(payload));
+    },
+    // A subscriber must not go on seeing, even after a restart, a button the hub no longer holds.
+    forgotten(deviceId) {
+      connection.publishRetained(deviceTopic(prefix, deviceId), '');
     },
     entitlement(state) {
       if (state.entitled === null) return;

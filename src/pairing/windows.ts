@@ -59,7 +59,7 @@ export class PairingWindows {
 
   async open(
     durationMs: number,
-    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void },
+    options: { signal: AbortSignal; onOutcome(outcome: LinkOutcome): void; onProgress?(progress: PairProgress): void; onOpen?(): void },
   ): Promise<WindowReport> {
     const openedAt = this.#clock();
     const openedStamp = new Date(this.#wallClock()).toISOString();
@@ -69,6 +69,8 @@ export class PairingWindows {
     if (options.onProgress) window.onProgress = options.onProgress;
     this.#open.add(window);
     this.#recompute();
+    // Only now is it open: whoever asked may tell the installer to press buttons.
+    options.onOpen?.();
     const timer = setTimeout(close, durationMs);
     const onAbort = (): void => close();
     options.signal.addEventListener('abort', onAbort, { once: true });

@@ -5,7 +5,8 @@
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { CheckReport } from '../check/result.js';
-import type { LinkOutcome, PairStep } from '../pairing/types.js';
+import { waitText } from '../pairing/outage.js';
+import type { LinkOutcome, PairProgress, PairStep } from '../pairing/types.js';
 import type { PageHandlers } from './port.js';
 
 export interface PairingView {
@@ -16,6 +17,10 @@ export interface PairingView {
   message?: string;
   linkId?: number;
   alreadyLinked?: boolean;
+  /** How long the page waits for the button to be pressed and linked. */
+  timeoutSeconds: number;
+  /** The last wait through a passing API failure, in the CLI's words; kept until the link ends. */
+  retry?: string;
 }
 
 export interface OutcomeView {
@@ -35,6 +40,8 @@ export interface CheckView {
 
 export interface WindowView {
   open: boolean;
+  /** Asked for, not yet confirmed open by the engine (it may still refuse it): no "press" yet. */
+  opening: boolean;
   customerId: number;
   /** Why the window was refused or failed (a customer not entitled, the daemon stopping). */
   error?: string | undefined;
@@ -42,6 +49,8 @@ export interface WindowView {
   remainingMs: number;
   seconds: number;
   outcomes: OutcomeView[];
+  /** Buttons of this window waiting through a passing API failure, in the CLI's words. */
+  retries: Array<{ deviceId: string; text: string }>;
 }
 
 /** How long the page waits for a button to be pressed and linked. */
@@ -50,7 +59,7 @@ const KEPT_PAIRINGS = 8;
 
 export class PageActivity {
   readonly #pairings = new Map<string, PairingView>();
-  #window: (WindowView & { endsAt: number }) | undefined;
+  #window: (Omit<WindowView, 'retries'> & { endsAt: number; retries: Map<string, string> }) | undefined;
   #check: CheckView | undefined;
   readonly #stop = new AbortController();
 
@@ -60,49 +69,76 @@ export class PageActivity {
     private readonly changed: () => void,
   ) {}
 
-  /** Starts a link and returns at once; its steps reach the page through the live channel. */
-  pair(deviceId: string, customerId: number, address: string): void {
+  /**
+   * Starts a link and returns at once; its steps reach the page through the live channel. False
+   * while one for the same button is still under way: a second tap starts nothing.
+   */
+  pair(deviceId: string, customerId: number, address: string): boolean {
+    const running = this.#pairings.get(deviceId);
+    if (running !== undefined && running.step !== 'linked' && running.step !== 'failed') return false;
     this.logger.info({ address, deviceId, customerId }, 'page: pairing asked');
-    const view: PairingView = { deviceId, customerId, step: 'waiting' };
+    const view: PairingView = { deviceId, customerId, step: 'waiting', timeoutSeconds: PAGE_PAIR_TIMEOUT_MS / 1000 };
     this.#pairings.delete(deviceId);
     this.#pairings.set(deviceId, view);
     while (this.#pairings.size > KEPT_PAIRINGS) this.#pairings.delete(this.#pairings.keys().next().value ?? '');
     this.changed();
-    const onProgress = (progress: { step: PairStep }): void => {
-      view.step = progress.step;
+    // A wait leaves the step where it was (still linking) and says why and for how long.
+    const onProgress = (progress: PairProgress): void => {
+      if (progress.step === 'retrying') {
+        if (progress.wait) view.retry = waitText(progress.wait);
+      } else {
+        view.step = progress.step;
+      }
       this.changed();
     };
     this.handlers
       .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId })
-      .then((outcome) => Object.assign(view, pairingEnd(outcome)))
-      .catch((error: unknown) => Object.assign(view, { step: 'failed', message: messageOf(error) }))
+      .then((outcome) => Object.assign(view, pairingEnd(outcome), { retry: undefined }))
+      .catch((error: unknown) => Object.assign(view, { step: 'failed', message: messageOf(error), retry: undefined }))
       .finally(() => {
         this.logger.info({ address, deviceId, customerId, step: view.step, reason: view.message }, 'page: pairing ended');
         this.changed();
       });
+    return true;
   }
 
   /** Opens a window that always ends by itself; false when one from the page is already open. */
   openWindow(seconds: number, customerId: number, address: string): boolean {
     if (this.#window?.open) return false;
     this.logger.info({ address, seconds, customerId }, 'page: pairing window opened');
-    const window = { open: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[] };
+    const window = { open: true, opening: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[], retries: new Map<string, string>() };
     this.#window = window;
     this.changed();
+    const onProgress = (progress: PairProgress): void => {
+      if (progress.step === 'retrying' && progress.wait) window.retries.set(progress.deviceId, waitText(progress.wait));
+      this.changed();
+    };
     const onOutcome = (outcome: LinkOutcome): void => {
+      window.retries.delete(outcomeDevice(outcome));
       const ended = pairingEnd(outcome);
       window.outcomes.push({ deviceId: outcomeDevice(outcome), ok: outcome.ok, message: ended.message, linkId: ended.linkId });
       this.logger.info({ address, deviceId: outcomeDevice(outcome), ok: outcome.ok }, 'page: window outcome');
       this.changed();
     };
     this.handlers
-      .window(seconds, { signal: this.#stop.signal, onProgress: () => this.changed(), onOutcome, customerId })
+      .window(seconds, {
+        signal: this.#stop.signal,
+        onProgress,
+        onOutcome,
+        onOpen: () => {
+          window.opening = false;
+          window.endsAt = performance.now() + seconds * 1000;
+          this.changed();
+        },
+        customerId,
+      })
       .catch((error: unknown) => {
         window.error = messageOf(error);
         this.logger.warn({ address, customerId, err: window.error }, 'page: window refused');
       })
       .finally(() => {
         window.open = false;
+        window.opening = false;
         this.logger.info({ address, outcomes: window.outcomes.length }, 'page: pairing window closed');
         this.changed();
       });
@@ -146,8 +182,13 @@ export class PageActivity {
 
   window(): WindowView | undefined {
     if (this.#window === undefined) return undefined;
-    const { endsAt, ...view } = this.#window;
-    return { ...view, outcomes: [...view.outcomes], remainingMs: view.open ? Math.max(0, endsAt - performance.now()) : 0 };
+    const { endsAt, retries, ...view } = this.#window;
+    return {
+      ...view,
+      outcomes: [...view.outcomes],
+      retries: [...retries].map(([deviceId, text]) => ({ deviceId, text })),
+      remainingMs: view.open ? Math.max(0, endsAt - performance.now()) : 0,
+    };
   }
 
   /** The daemon is stopping: pairings and the window from the page end now. */

@@ -32,8 +32,11 @@ export async function pageAction(
       // The engine decides whether the customer is in the household and entitled (fail closed).
       const checked = checkRequest({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId });
       if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
-      activity.pair(checked.value.deviceId, checked.value.customerId ?? handlers.status().customerId, address);
-      return sendJson(response, 202, { deviceId: checked.value.deviceId });
+      const { deviceId } = checked.value;
+      if (!activity.pair(deviceId, checked.value.customerId ?? handlers.status().customerId, address)) {
+        return sendJson(response, 409, { error: `${deviceId} is already being paired: press the button, or wait until this pairing ends` });
+      }
+      return sendJson(response, 202, { deviceId });
     }
     case '/api/window': {
       const seconds = body.seconds;

@@ -129,6 +129,17 @@ describe('panic-pair check', () => {
     expect(line(result.stdout, 'API')).toMatch(/^SKIP API +not checked: the token check failed$/);
   });
 
+  it('an MQTT password file others can read reads as a loose token file does: the fix once, and the restart', async () => {
+    const loose = join(dir, 'loose-mqtt-password');
+    await writeFile(loose, 'hub-password\n');
+    await chmod(loose, 0o644);
+    const result = await check({ PANIC_PAIR_MQTT_PASSWORD_FILE: loose });
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'MQTT')).toBe(`FAIL MQTT           PANIC_PAIR_MQTT_PASSWORD_FILE ${loose} is readable by group or others (mode 0644) — fix: chmod 600 ${loose}`);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe('once fixed: sudo systemctl restart panic-pair');
+    expect(result.stdout).not.toContain('hub-password');
+  });
+
   it('a customer without an active subscription: exit 1, named', async () => {
     const result = await check({ PANIC_PAIR_CUSTOMER_ID: '7' });
     expect(result.code).toBe(1);

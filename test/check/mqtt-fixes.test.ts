@@ -95,8 +95,9 @@ describe('a TLS broker with a CA of its own, a password file and an ACL', () => 
     expect(result).toEqual({
       name: 'mqtt',
       ok: false,
-      detail: `PANIC_PAIR_MQTT_PASSWORD_FILE ${loose} is readable by group or others: chmod 600 ${loose}`,
+      detail: `PANIC_PAIR_MQTT_PASSWORD_FILE ${loose} is readable by group or others (mode 0644)`,
       fix: `chmod 600 ${loose}`,
+      readAtStart: true,
     });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlHandlers } from '../../src/control/handlers.js';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
-import type { ErrorKind } from '../../src/errors.js';
+import { PanicPairError, type ErrorKind } from '../../src/errors.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { LinkOutcome } from '../../src/pairing/types.js';
 import { fakeHandlers, linkedRecord, untilAborted, waitFor } from '../control/fake-daemon.js';
@@ -45,6 +45,8 @@ const handlers: ControlHandlers = fakeHandlers({
   async window(seconds, options) {
     const linked: LinkOutcome = { ok: true, record: linkedRecord('A1', 21), alreadyLinked: false };
     const failed: LinkOutcome = { ok: false, deviceId: 'B2', kind: 'rejected', message: 'the API rejected the link: bad deviceTypeId' };
+    if (seconds === 13) throw new PanicPairError('failure', 'a pairing window for customer 77 is open; wait for it to close');
+    options.onOpen?.();
     options.onProgress({ deviceId: 'A1', step: 'checking', source: 'ble', rssi: -58 });
     options.onOutcome(linked);
     options.onProgress({ deviceId: 'B2', step: 'checking', source: 'mqtt' });
@@ -170,6 +172,14 @@ describe('pair --window', () => {
     expect(result.stdout).toContain('✔ Linked A1 (ble, -58 dBm)\n');
     expect(result.stdout).toContain('✘ B2: the API rejected the link: bad deviceTypeId\n');
     expect(result.stdout).toContain('1 linked (A1), 1 failed (B2)');
+  });
+
+  it('says nothing about pressing buttons when the daemon refuses the window; exit 1', async () => {
+    const result = await pair('--window', '13');
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain('press');
+    expect(result.stdout).not.toContain('Pairing window open');
+    expect(result.stderr).toContain('a pairing window for customer 77 is open');
   });
 
   it('--json: one document with the window, the linked records and the failures', async () => {

@@ -54,7 +54,7 @@ describe('the config file', () => {
     for (const mode of [0o664, 0o646, 0o666]) {
       const file = scratch.config({ customerId: 1 }, `loose-${mode.toString(8)}.json`, mode);
       expect(configError(() => scratch.load({ flags: { config: file } })).message).toBe(
-        `PANIC_PAIR_CONFIG (--config) ${file} is writable by group or others: chmod 644 ${file} (or tighter)`,
+        `PANIC_PAIR_CONFIG (--config) ${file} is writable by group or others (mode 0${mode.toString(8)}): chmod 644 ${file} (or tighter)`,
       );
     }
   });

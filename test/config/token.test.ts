@@ -27,14 +27,14 @@ describe('token sources', () => {
   it('refuses a token file others may read, with the chmod to run', () => {
     const path = scratch.file('token-644', TOKEN, 0o644);
     const error = configError(() => scratch.load({ env: { PANIC_PAIR_API_TOKEN_FILE: path }, require: ['token'] }));
-    expect(error.message).toBe(`PANIC_PAIR_API_TOKEN_FILE ${path} is readable by group or others: chmod 600 ${path}`);
+    expect(error.message).toBe(`PANIC_PAIR_API_TOKEN_FILE ${path} is readable by group or others (mode 0644): chmod 600 ${path}`);
     expect(error.message).not.toContain(TOKEN);
   });
 
   it('refuses a token file others may write', () => {
     const path = scratch.file('token-620', TOKEN, 0o620);
     expect(configError(() => readToken({ kind: 'file', path })).message).toBe(
-      `PANIC_PAIR_API_TOKEN_FILE ${path} is writable by group or others: chmod 600 ${path}`,
+      `PANIC_PAIR_API_TOKEN_FILE ${path} is writable by group or others (mode 0620): chmod 600 ${path}`,
     );
   });
 

@@ -42,7 +42,7 @@ describe("the installer's page settings", () => {
   it('refuses a code file group or others can read, without quoting it', () => {
     const loose = scratch.file('code-644', CODE, 0o644);
     const error = configError(() => readWebSecrets({ host: '0.0.0.0', port: 8080, codeFile: loose }));
-    expect(error.message).toBe(`PANIC_PAIR_WEB_CODE_FILE ${loose} is readable by group or others: chmod 600 ${loose}`);
+    expect(error.message).toBe(`PANIC_PAIR_WEB_CODE_FILE ${loose} is readable by group or others (mode 0644): chmod 600 ${loose}`);
     expect(error.message).not.toContain(CODE);
     const missing = join(scratch.dir, 'no-code');
     expect(configError(() => readWebSecrets({ host: '0.0.0.0', port: 8080, codeFile: missing })).message).toBe(

@@ -1,21 +1,11 @@
-import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StatusReport } from '../../src/daemon/status-report.js';
 import { probeBle } from '../../src/daemon/ble-probe.js';
+import { bluetoothRefused } from '../support/bluetooth.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 
 // On a machine without Bluetooth (the kernel refuses AF_BLUETOOTH) the daemon runs on without BLE
 // and says why; with PANIC_PAIR_BLE=on that makes it degraded. Skipped where Bluetooth works.
-
-function bluetoothRefused(): boolean {
-  try {
-    const HciSocket = createRequire(import.meta.url)('@abandonware/bluetooth-hci-socket') as new () => unknown;
-    new HciSocket();
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EAFNOSUPPORT';
-  }
-}
 
 const refused = bluetoothRefused();
 if (!refused) process.stderr.write('this machine has Bluetooth: the tests of a machine without it are skipped\n');

@@ -130,6 +130,7 @@ describe('the MQTT password file', () => {
       PANIC_PAIR_BLE: 'off',
     }, { timeoutMs: 30_000 });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`PANIC_PAIR_MQTT_PASSWORD_FILE ${loose} is readable by group or others: chmod 600 ${loose}`);
+    expect(run.stderr).toContain(`PANIC_PAIR_MQTT_PASSWORD_FILE ${loose} is readable by group or others (mode 0644): chmod 600 ${loose}`);
+    expect(run.stdout).toBe('');
   });
 });

@@ -111,6 +111,21 @@ describe('pair --customer on the hub of customer 70', () => {
     }
   });
 
+  it('announces a window only once the daemon has opened it: one refused for another customer never says "press"', async () => {
+    const open = hub.cli(['pair', '--window', '15', '--customer', '77']);
+    await waitFor(() => open.stdout().includes('Pairing window open for 15 s — press each button to link it to customer 77'), {
+      what: 'the window for 77 to be announced',
+    });
+    for (const args of [['--customer', '70'], []]) {
+      const refused = await hub.cli(['pair', '--window', '5', ...args]);
+      expect(refused.code, args.join(' ')).toBe(1);
+      expect(refused.stderr).toContain('a pairing window for customer 77 is open');
+      expect(refused.stdout).not.toContain('Pairing window open');
+      expect(refused.stdout).not.toContain('press');
+    }
+    expect((await open).code).toBe(0);
+  });
+
   it('lets no announcement choose the customer: a customerId in it changes nothing', async () => {
     // Heard, but nobody asked: nothing is linked, whatever the message says.
     await hub.announceSeen('ANN-A', { customerId: 77 });

@@ -1,6 +1,6 @@
 import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 import { pageSettings, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 
@@ -19,6 +19,30 @@ afterAll(async () => {
 });
 
 const json = { 'content-type': 'application/json' };
+
+describe('a second tap on Pair', () => {
+  it('starts nothing while the same button is still being paired: 409, and it says why', async () => {
+    const cookie = await signIn(page);
+    const ask = () =>
+      rawRequest(page.port, {
+        method: 'POST',
+        path: '/api/pair',
+        headers: { cookie, origin: page.origin, ...json },
+        body: JSON.stringify({ deviceId: 'TWICE01' }),
+      });
+    expect((await ask()).status).toBe(202);
+    const again = await ask();
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body)).toEqual({ error: 'TWICE01 is already being paired: press the button, or wait until this pairing ends' });
+    await harness.announce('TWICE01');
+    await waitFor(async () => (await harness.devices()).some((device) => device.deviceId === 'TWICE01' && device.state === 'linked'), {
+      what: 'TWICE01 linked',
+    });
+    expect(postsFor(harness, 'TWICE01')).toBe(1);
+    // Ended: the next tap starts a pairing again (the button is already linked).
+    await waitFor(async () => (await ask()).status === 202, { what: 'a new pairing accepted once the first ended' });
+  });
+});
 
 describe("the installer's page", () => {
   it('offers sign-in and nothing else without a session', async () => {
@@ -164,3 +188,4 @@ describe("the installer's page", () => {
     expect(log).not.toContain('guess-0');
   });
 });
+

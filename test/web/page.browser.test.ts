@@ -68,21 +68,30 @@ describe("the installer's page in a phone's browser", () => {
     const { page } = phone;
     await page.getByLabel('Button ID').fill('TYPED01');
     await page.getByRole('button', { name: 'Pair', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Waiting for the button' }).waitFor(WAIT);
+    await page.getByRole('status').filter({ hasText: 'Waiting for the button: press it now (waits up to 2 min)' }).waitFor(WAIT);
+    // One pairing at a time from the page: the button waits for this one to end.
+    const pairing = page.getByRole('button', { name: 'Pairing…', exact: true });
+    expect(await pairing.isDisabled()).toBe(true);
     await harness.announce('TYPED01', { rssi: -60 });
     await page.getByRole('status').filter({ hasText: /Linked: link id/ }).waitFor(WAIT);
+    const steps = (await page.getByRole('status').textContent()) ?? '';
+    expect(steps).toContain('✓ Heard the button');
+    expect(steps).not.toContain('press it now');
+    expect(await page.getByRole('button', { name: 'Pair', exact: true }).isEnabled()).toBe(true);
   });
 
   it('opens a pairing window with its countdown and shows a pressed button linked', async () => {
     const { page } = phone;
     await page.getByLabel('Customer').selectOption('42');
-    await page.getByLabel('Window length').selectOption('60');
+    await page.getByLabel('Window length').selectOption('30');
     await page.getByRole('button', { name: 'Open pairing window' }).click();
     await page.locator('#window-state').filter({ hasText: /Open for customer 42: \d+ s left/ }).waitFor(WAIT);
     await harness.announce('WIN0001', { rssi: -40 });
     await page.locator('#window-outcomes').filter({ hasText: /WIN0001 linked/ }).waitFor(WAIT);
     expect((await harness.devices()).find((device) => device.deviceId === 'WIN0001')).toMatchObject({ state: 'linked', customerId: 42 });
     await phone.screenshot('5-window');
+    // Its result in words once it closes: what was linked, and what was not.
+    await page.locator('#window-state').filter({ hasText: 'Closed: linked WIN0001.' }).waitFor({ timeout: 60_000 });
   });
 
   it('forgets a device behind a confirmation', async () => {

@@ -38,7 +38,9 @@ describe('`run` with the page on', () => {
     chmodSync(loose, 0o640);
     const refused = await runBinary(['run'], daemonEnv({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080', PANIC_PAIR_WEB_CODE_FILE: loose }), { timeoutMs: 20_000 });
     expect(refused.code).toBe(2);
-    expect(refused.stderr + refused.stdout).toContain(`PANIC_PAIR_WEB_CODE_FILE ${loose} is readable by group or others`);
+    // Printed once on stderr, as a loose token or password file is: no log line on stdout.
+    expect(refused.stderr).toContain(`PANIC_PAIR_WEB_CODE_FILE ${loose} is readable by group or others (mode 0640): chmod 600 ${loose}\n`);
+    expect(refused.stdout).toBe('');
     expect(refused.stderr + refused.stdout).not.toContain('secret-label-code');
   }, 60_000);
 

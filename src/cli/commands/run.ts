@@ -2,7 +2,7 @@ import { loadConfig, type Config, type SettingKey } from '../../config/index.js'
 import { TOKEN_CREDENTIAL_NAME } from '../../config/locations.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createNotifier, startHeartbeat, systemdStatusOf } from '../../daemon/sd-notify.js';
-import { messageOf } from '../../errors.js';
+import { errorKindOf, messageOf } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { RateLimitedWarning } from '../../log/rate-limited.js';
 import { captureConsole } from '../../log/console-capture.js';
@@ -35,7 +35,9 @@ export async function runCommand(options: RunOptions): Promise<void> {
     daemon = await startDaemon(config, logger);
   } catch (error) {
     heartbeat.stop();
-    logger.fatal({ err: messageOf(error) }, 'could not start');
+    // A setting refused (a loose secret file, a missing certificate) is printed on stderr like one
+    // refused before the logger existed (the token, the MQTT password), not also logged on stdout.
+    if (errorKindOf(error) !== 'config') logger.fatal({ err: messageOf(error) }, 'could not start');
     logger.flush();
     notifier.status(`could not start: ${messageOf(error)}`);
     await notified();

@@ -158,9 +158,20 @@ function word(kind, value) {
   return `${icon} ${text}`;
 }
 
+// A BLE that is not required (PANIC_PAIR_BLE=auto) and cannot be used is no problem to status,
+// so none here either: status lists a problem for it exactly when BLE is required.
+function bleText(status) {
+  const reason = status.bleReason ? `: ${status.bleReason}` : '';
+  const failing = STATE_WORDS.ble[status.ble] && STATE_WORDS.ble[status.ble][0] === '✗';
+  if (failing && !status.problems.some((problem) => /^BLE is/.test(problem))) {
+    return `– not in use (optional on this hub), ${STATE_WORDS.ble[status.ble][1]}${reason}`;
+  }
+  return word('ble', status.ble) + reason;
+}
+
 function renderHealth(status) {
   const summary = $('health-summary');
-  summary.textContent = status.healthy ? '✓ The hub is healthy and ready to pair.' : `⚠ The hub needs attention: ${status.problems.length} problem(s).`;
+  summary.textContent = status.healthy ? '✓ The hub is healthy and ready to pair.' : `⚠ The hub needs attention: ${status.problems.length} ${status.problems.length === 1 ? 'problem' : 'problems'}.`;
   summary.className = status.healthy ? 'good' : 'bad';
   const problems = clear($('health-problems'));
   for (const problem of status.problems) {
@@ -176,7 +187,7 @@ function renderHealth(status) {
     ['API token', word('token', status.token)],
     ['API', word('api', status.api.state) + (status.api.lastError ? `: ${status.api.lastError}` : '')],
     ['MQTT', word('mqtt', status.mqtt)],
-    ['Bluetooth', word('ble', status.ble) + (status.bleReason ? `: ${status.bleReason}` : '')],
+    ['Bluetooth', bleText(status)],
     ['Store', status.store.ok ? '✓ writable' : `✗ ${status.store.error || 'failing'}`],
     ['Devices', `${status.devices.linked} linked, ${status.devices.linking} linking, ${status.devices.failed + status.devices.rejected} not linked`],
     ['Version', status.version],
@@ -284,10 +295,24 @@ const STEP_TEXT = {
   linked: 'Linked',
 };
 const STEPS = ['waiting', 'checking', 'linking', 'linked'];
+/** What a step reads once it is done. */
+const DONE_TEXT = { waiting: 'Heard the button' };
+
+function minutes(seconds) {
+  return seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+}
+
+/** A pairing asked from this page that has not ended: the Pair button waits for it. */
+function pairingRuns(latest) {
+  return Boolean(latest) && latest.step !== 'linked' && latest.step !== 'failed';
+}
 
 function renderPairing(pairings) {
   const box = clear($('pair-steps'));
   const latest = pairings[0];
+  const button = $('pair-button');
+  button.disabled = !live || pairingRuns(latest);
+  button.textContent = pairingRuns(latest) ? 'Pairing…' : 'Pair';
   if (!latest) return;
   box.append(el('p', `Button ${latest.deviceId} for customer ${latest.customerId}:`, 'steps-title'));
   const list = el('ol');
@@ -296,15 +321,30 @@ function renderPairing(pairings) {
     if (latest.step === 'failed' && index > 0) return;
     const done = index < reached || latest.step === 'linked';
     const current = index === reached && latest.step !== 'linked';
-    let text = STEP_TEXT[step];
+    let text = done ? DONE_TEXT[step] || STEP_TEXT[step] : STEP_TEXT[step];
+    if (step === 'waiting' && current && latest.timeoutSeconds) text += ` (waits up to ${minutes(latest.timeoutSeconds)})`;
     if (step === 'linked' && latest.step === 'linked') {
       text = latest.alreadyLinked ? 'Linked already (nothing sent again)' : `Linked${latest.linkId !== undefined ? `: link id ${latest.linkId}` : ''}`;
     }
     if (index > reached && latest.step !== 'linked') return;
     list.append(el('li', `${done ? '✓' : current ? '▶' : '·'} ${text}`, done ? 'good' : current ? 'current' : ''));
   });
+  // A wait through a passing API failure, in the CLI's words: the installer sees why it takes long.
+  if (latest.retry && latest.step !== 'linked' && latest.step !== 'failed') list.append(el('li', `… ${latest.retry}`, 'wait'));
   if (latest.step === 'failed') list.append(el('li', `✗ Failed: ${latest.message || 'unknown error'}`, 'bad'));
   box.append(list);
+}
+
+// "Closed: linked A1 and B2; not linked: C3." in words, not counts.
+function windowResult(outcomes) {
+  const names = (list) => list.map((outcome) => outcome.deviceId).join(', ');
+  const linked = outcomes.filter((outcome) => outcome.ok);
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  if (outcomes.length === 0) return 'Closed: no button was pressed and linked while it was open.';
+  const parts = [];
+  if (linked.length) parts.push(`linked ${names(linked)}`);
+  if (failed.length) parts.push(`not linked: ${names(failed)} (see below why)`);
+  return `Closed: ${parts.join('; ')}.`;
 }
 
 function renderWindow(window) {
@@ -317,10 +357,15 @@ function renderWindow(window) {
     $('open-window').disabled = !live;
     return;
   }
+  if (window.open && window.opening) {
+    state.textContent = `… Opening a window for customer ${window.customerId}: wait until it says to press the buttons.`;
+    $('open-window').disabled = true;
+    return;
+  }
   const endsAt = performance.now() + window.remainingMs;
   const tick = () => {
     const left = Math.max(0, Math.ceil((endsAt - performance.now()) / 1000));
-    state.textContent = window.open ? `● Open for customer ${window.customerId}: ${left} s left. Press each button near the hub now.` : `Closed. ${window.outcomes.filter((o) => o.ok).length} linked, ${window.outcomes.filter((o) => !o.ok).length} not.`;
+    state.textContent = window.open ? `● Open for customer ${window.customerId}: ${left} s left. Press each button near the hub now.` : windowResult(window.outcomes);
   };
   tick();
   if (window.open) countdown = setInterval(tick, 1000);
@@ -328,6 +373,7 @@ function renderWindow(window) {
     const text = outcome.ok ? `✓ ${outcome.deviceId} linked${outcome.linkId !== undefined ? ` (link id ${outcome.linkId})` : ''}` : `✗ ${outcome.deviceId}: ${outcome.message || 'failed'}`;
     outcomes.append(el('li', text, outcome.ok ? 'good' : 'bad'));
   }
+  for (const retry of window.retries || []) outcomes.append(el('li', `… ${retry.deviceId}: ${retry.text}`, 'wait'));
   $('open-window').disabled = !live || window.open;
 }
 
