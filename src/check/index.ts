@@ -7,6 +7,7 @@ import { checkApi } from './api-check.js';
 import { checkBle, type BleProbe } from './ble-check.js';
 import { checkMqtt, type RefusedPublishes } from './mqtt-check.js';
 import { fail, pass, reportOf, type CheckReport, type CheckResult } from './result.js';
+import { checkPage, UNIT_CODE_FILE, withUnitCodeFile } from './page-check.js';
 import { checkToken, UNIT_TOKEN_FILE } from './token-check.js';
 
 export type { CheckName, CheckReport, CheckResult } from './result.js';
@@ -20,6 +21,8 @@ export interface CheckOptions {
   defaultConfigFile?: string;
   /** The file the unit loads as its api-token credential; for tests. */
   unitTokenFile?: string;
+  /** The file the unit loads as its installer-code credential; for tests. */
+  unitCodeFile?: string;
   /** How the adapter is probed; the daemon's probe by default. */
   probeBle?: BleProbe;
   /** The publishes the broker refused the daemon; by default asked of the daemon over its control socket. */
@@ -34,7 +37,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   let config: Config;
   try {
     config = loadConfig({
-      env: options.env,
+      env: withUnitCodeFile(options.env, options.unitCodeFile ?? UNIT_CODE_FILE),
       flags: options.configFile === undefined ? {} : { config: options.configFile },
       ...(options.defaultConfigFile === undefined ? {} : { defaultConfigFile: options.defaultConfigFile }),
     });
@@ -48,7 +51,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, options.refusedPublishes), checkBle(config, probe)]);
   // Named only when wrong: a set clock is the usual case and needs no line.
   const clock = wallClockIsUnset(buildTime()) ? [fail('clock', CLOCK_UNSET, 'connect the hub to a network with NTP (systemd-timesyncd), or set the date by hand')] : [];
-  return reportOf([checkConfiguration(config), ...clock, token.result, ...api, mqtt, ble]);
+  return reportOf([checkConfiguration(config), ...clock, token.result, ...api, mqtt, ble, checkPage(config)]);
 }
 
 function checkConfiguration(config: Config): CheckResult {

@@ -10,6 +10,7 @@ const LABELS: Record<CheckResult['name'], string> = {
   entitlement: 'entitlement',
   mqtt: 'MQTT',
   ble: 'BLE',
+  page: 'page',
 };
 const RESTART = 'sudo systemctl restart panic-pair';
 const WIDTH = Math.max(...Object.values(LABELS).map((label) => label.length));

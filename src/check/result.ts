@@ -1,13 +1,13 @@
 // What `panic-pair check` reports: one result a check, pass or fail, each failure with its fix.
 
-export type CheckName = 'configuration' | 'clock' | 'token' | 'api' | 'entitlement' | 'mqtt' | 'ble';
+export type CheckName = 'configuration' | 'clock' | 'token' | 'api' | 'entitlement' | 'mqtt' | 'ble' | 'page';
 
 export interface CheckResult {
   name: CheckName;
   ok: boolean;
   /**
-   * Not run. With ok true: turned off by configuration (MQTT unset, BLE off, or BLE auto without
-   * an adapter). With ok false: it needs a check that failed (no API call without a token).
+   * Not run. With ok true: turned off by configuration (MQTT unset, BLE off, BLE auto without
+   * an adapter, or no page). With ok false: it needs a check that failed (no API call without a token).
    */
   skipped?: true;
   /** What was found, for the installer; never a secret. */

@@ -104,6 +104,7 @@ describe('panic-pair check', () => {
       ['entitlement', true, false],
       ['mqtt', true, true],
       ['ble', true, true],
+      ['page', true, true],
     ]);
   });
 
@@ -196,5 +197,50 @@ describe('panic-pair check', () => {
     expect(result.code).toBe(1);
     expect(line(result.stdout, 'configuration')).toMatch(/^FAIL configuration +PANIC_PAIR_API_URL \(apiUrl\) and PANIC_PAIR_CUSTOMER_ID \(customerId\) not set/);
     expect(line(result.stdout, 'API')).toMatch(/^SKIP API +not checked: the configuration check failed$/);
+  });
+});
+
+describe('panic-pair check: the installer\'s page', () => {
+  const CODE = 'label-code-5h2k9q';
+  const page = (codeFile: string | undefined) => check({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080', PANIC_PAIR_WEB_CODE_FILE: codeFile });
+
+  it('off when PANIC_PAIR_WEB_LISTEN is unset: skipped, not a failure', async () => {
+    const result = await check();
+    expect(result.code).toBe(0);
+    expect(line(result.stdout, 'page')).toBe('SKIP page           off (PANIC_PAIR_WEB_LISTEN unset)');
+  });
+
+  it('on, with a code file readable by its owner only: passes naming the address, never the code', async () => {
+    const codeFile = join(dir, 'installer-code');
+    await writeFile(codeFile, `${CODE}\n`, { mode: 0o600 });
+    const result = await page(codeFile);
+    expect(result.code).toBe(0);
+    expect(line(result.stdout, 'page')).toBe(`PASS page           HTTP on 127.0.0.1:8080; installer code in ${codeFile}, readable by its owner only`);
+    const json = await runBinary(['check', '--json'], settings({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080', PANIC_PAIR_WEB_CODE_FILE: codeFile }));
+    const report = JSON.parse(json.stdout) as CheckReport;
+    expect(report.checks.find((entry) => entry.name === 'page')).toEqual({ name: 'page', ok: true, detail: expect.stringContaining('HTTP on 127.0.0.1:8080') });
+    expect(result.stdout + json.stdout).not.toContain(CODE);
+  });
+
+  it('on, with a code file group and others can read: exit 1, the chmod that fixes it, and the restart', async () => {
+    const codeFile = join(dir, 'loose-installer-code');
+    await writeFile(codeFile, `${CODE}\n`);
+    await chmod(codeFile, 0o644);
+    const result = await page(codeFile);
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'page')).toBe(
+      `FAIL page           PANIC_PAIR_WEB_CODE_FILE ${codeFile} is readable by group or others (mode 0644) — fix: chmod 600 ${codeFile}`,
+    );
+    expect(result.stdout).toContain('once fixed: sudo systemctl restart panic-pair');
+    expect(result.stdout).not.toContain(CODE);
+  });
+
+  it('on, with no code file: exit 1, and how to install one', async () => {
+    const codeFile = join(dir, 'no-installer-code');
+    const result = await page(codeFile);
+    expect(result.code).toBe(1);
+    expect(line(result.stdout, 'page')).toBe(
+      `FAIL page           PANIC_PAIR_WEB_CODE_FILE ${codeFile} does not exist — fix: write the installer code (one line) to ${codeFile} and chmod 600 ${codeFile}, set PANIC_PAIR_WEB_CODE_FILE to the file holding it, or run: sudo systemd/install.sh --web-code-file FILE`,
+    );
   });
 });

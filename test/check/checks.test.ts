@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBle } from '../../src/check/ble-check.js';
-import { renderReport, runChecks } from '../../src/check/index.js';
+import { renderReport, runChecks, type CheckName } from '../../src/check/index.js';
 import { reportOf, fail, off, pass } from '../../src/check/result.js';
 import { checkToken } from '../../src/check/token-check.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import type { BleState } from '../../src/daemon/ble-probe.js';
+import { makeCertificates } from '../support/test-ca.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -97,6 +98,7 @@ describe('runChecks and the report', () => {
       ['entitlement', false],
       ['mqtt', true],
       ['ble', false],
+      ['page', true],
     ]);
   });
 
@@ -110,5 +112,33 @@ describe('runChecks and the report', () => {
       'FAIL API token      loose — fix: chmod 600 /x',
       'SKIP MQTT           off',
     ]);
+  });
+});
+
+describe('the page check outside the unit', () => {
+  const env = { PANIC_PAIR_WEB_LISTEN: '[::1]:8443', PANIC_PAIR_API_TOKEN: 'dev-token', PANIC_PAIR_BLE: 'off' };
+  const checkOf = async (unitCodeFile: string, name: CheckName) =>
+    (await runChecks({ env, defaultConfigFile: join(dir, 'absent.json'), unitCodeFile })).checks.find((check) => check.name === name);
+
+  it('with no PANIC_PAIR_WEB_CODE_FILE, checks the file the unit loads as its installer-code credential', async () => {
+    const unitCodeFile = join(dir, 'unit-installer-code');
+    await writeFile(unitCodeFile, 'unit-code-5h2k9q\n', { mode: 0o600 });
+    expect(await checkOf(unitCodeFile, 'page')).toEqual(pass('page', `HTTP on [::1]:8443; installer code in ${unitCodeFile}, readable by its owner only`));
+  });
+
+  it('with neither, the configuration fails naming PANIC_PAIR_WEB_CODE_FILE', async () => {
+    expect(await checkOf(join(dir, 'no-unit-installer-code'), 'configuration')).toMatchObject({ name: 'configuration', ok: false, detail: expect.stringContaining('PANIC_PAIR_WEB_CODE_FILE') });
+  });
+
+  it('with a certificate and key: HTTPS; a key others can read fails with its chmod', async () => {
+    const unitCodeFile = join(dir, 'unit-installer-code');
+    await writeFile(unitCodeFile, 'unit-code-5h2k9q\n', { mode: 0o600 });
+    const { certFile, keyFile } = makeCertificates(dir, ['DNS:localhost']);
+    await chmod(keyFile, 0o600);
+    const tls = { ...env, PANIC_PAIR_WEB_CERT_FILE: certFile, PANIC_PAIR_WEB_KEY_FILE: keyFile };
+    const pageWith = async () => (await runChecks({ env: tls, defaultConfigFile: join(dir, 'absent.json'), unitCodeFile })).checks.find((check) => check.name === 'page');
+    expect(await pageWith()).toMatchObject({ ok: true, detail: expect.stringMatching(/^HTTPS on \[::1\]:8443; /) });
+    await chmod(keyFile, 0o640);
+    expect(await pageWith()).toMatchObject({ ok: false, detail: `PANIC_PAIR_WEB_KEY_FILE ${keyFile} is readable by group or others (mode 0640)`, fix: `chmod 600 ${keyFile}`, readAtStart: true });
   });
 });

@@ -198,7 +198,7 @@ function renderHealth(status) {
 
 const ROLE_WORDS = { hub: 'the hub\'s customer', holder: 'subscription holder', dependant: 'dependant' };
 
-const CHECK_NAMES = { configuration: 'Configuration', token: 'API token', api: 'API', entitlement: 'Subscription', mqtt: 'MQTT', ble: 'Bluetooth' };
+const CHECK_NAMES = { configuration: 'Configuration', token: 'API token', api: 'API', entitlement: 'Subscription', mqtt: 'MQTT', ble: 'Bluetooth', page: 'This page' };
 
 function renderChecks(check) {
   const state = $('checks-state');

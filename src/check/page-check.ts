@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import type { Config } from '../config/index.js';
+import { GuardedFileError } from '../config/file-access.js';
+import { SETTINGS } from '../config/settings.js';
+import { readWebSecrets, type WebConfig } from '../config/web.js';
+import { messageOf } from '../errors.js';
+import { fail, off, pass, type CheckResult } from './result.js';
+
+/** What install.sh --web-code-file installs and its drop-in loads as the credential installer-code. */
+export const UNIT_CODE_FILE = '/etc/panic-pair/installer-code';
+
+const CODE_ENV = SETTINGS.webCodeFile.env;
+
+/**
+ * The environment `check` loads its settings from. Under the unit, install.sh's drop-in sets
+ * PANIC_PAIR_WEB_CODE_FILE=%d/installer-code whenever the unit's code file exists; a shell sees
+ * neither, so that file stands in for the credential, as the daemon will get it.
+ */
+export function withUnitCodeFile(env: NodeJS.ProcessEnv, unitCodeFile: string = UNIT_CODE_FILE): NodeJS.ProcessEnv {
+  if (env[CODE_ENV] !== undefined || env.CREDENTIALS_DIRECTORY !== undefined || !existsSync(unitCodeFile)) return env;
+  return { ...env, [CODE_ENV]: unitCodeFile };
+}
+
+/**
+ * The installer's page can start: what `run` reads before it listens (readWebSecrets, with the one
+ * secret-file rule), read the same way. The code itself is never shown.
+ */
+export function checkPage(config: Config): CheckResult {
+  const web = config.web;
+  if (web === undefined) return off('page', `off (${SETTINGS.webListen.env} unset)`);
+  try {
+    readWebSecrets(web);
+  } catch (error) {
+    return { ...failureOf(web, error), readAtStart: true };
+  }
+  const scheme = web.tls === undefined ? 'HTTP' : 'HTTPS';
+  return pass('page', `${scheme} on ${address(web)}; installer code in ${web.codeFile}, readable by its owner only`);
+}
+
+function failureOf(web: WebConfig, error: unknown): CheckResult {
+  const detail = error instanceof GuardedFileError ? error.problem : messageOf(error);
+  if (error instanceof GuardedFileError && error.fix !== undefined) return fail('page', detail, error.fix);
+  if (/permission denied/.test(detail)) return fail('page', detail, 'run the check as root: sudo panic-pair check');
+  if (detail.startsWith(CODE_ENV)) {
+    return fail(
+      'page',
+      detail,
+      `write the installer code (one line) to ${web.codeFile} and chmod 600 ${web.codeFile}, set ${CODE_ENV} to the file holding it, or run: sudo systemd/install.sh --web-code-file FILE`,
+    );
+  }
+  return fail('page', detail, `set ${SETTINGS.webCertFile.env} and ${SETTINGS.webKeyFile.env} to a readable PEM certificate and its key, or unset both for HTTP`);
+}
+
+function address(web: WebConfig): string {
+  return web.host.includes(':') ? `[${web.host}]:${web.port}` : `${web.host}:${web.port}`;
+}
