@@ -8,6 +8,11 @@ export const API_PREFIX = '/panic-api/v2';
  * rather than doubled.
  */
 export function apiRoot(baseUrl: string): string {
+  return `${apiBase(baseUrl)}${API_PREFIX}`;
+}
+
+/** The base address as an installer would name it in a message: `<origin><path>`, no version prefix. */
+export function apiBase(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
@@ -26,5 +31,5 @@ export function apiRoot(baseUrl: string): string {
   }
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length).replace(/\/+$/, '');
-  return `${url.origin}${path}${API_PREFIX}`;
+  return `${url.origin}${path}`;
 }

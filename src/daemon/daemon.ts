@@ -6,6 +6,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { PairingEngine } from '../pairing/engine.js';
 import { PairingStore } from '../store/index.js';
+import { apiBase } from '../api/base-url.js';
 import { buildTime, packageVersion } from '../version.js';
 import { wallClockIsUnset } from '../clock.js';
 import { createCounters, type Counters } from './counters.js';
@@ -73,7 +74,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     autoPair: config.autoPair,
     counters,
     logger,
-    apiAddress: config.apiUrl.trim().replace(/\/+$/, ''),
+    apiAddress: apiBase(config.apiUrl),
   });
   const ble = await startBleSide({ config, counters, logger, onSighting: (sighting) => engine.sighting(sighting) });
 
