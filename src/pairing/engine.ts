@@ -17,7 +17,7 @@ import { SightingWaiters } from './sighting-waiters.js';
 import { throughWindowOutages } from './through-outages.js';
 import { UnsavedLinks } from './unsaved-links.js';
 import { RequestSlots } from '../api/request-slots.js';
-import type { EntitlementState, LinkOutcome, PairProgress, ScanEntry, WindowReport } from './types.js';
+import type { EntitlementState, HeardEntry, LinkOutcome, PairProgress, ScanEntry, WindowReport } from './types.js';
 import { monotonicNow, wallNow, wallTimeOf } from '../clock.js';
 import type { EngineOptions } from './engine-options.js';
 
@@ -221,7 +221,7 @@ export class PairingEngine {
   }
 
   /** Buttons heard within the last `withinMs`, at once (the page's live list). */
-  heard(withinMs: number): ScanEntry[] {
+  heard(withinMs: number): HeardEntry[] {
     return this.#heard.heard(withinMs);
   }
 

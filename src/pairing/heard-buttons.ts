@@ -3,7 +3,7 @@ import { wallTimeOf } from '../clock.js';
 import type { DeviceRecord } from '../store/record.js';
 import { abortableDelay } from './deadline.js';
 import type { SightingMemory } from './sighting-memory.js';
-import type { ScanEntry } from './types.js';
+import type { HeardEntry, ScanEntry } from './types.js';
 
 // The buttons heard lately, as `scan`, the installer's page and `pair <id>` ask for them. The
 // engine feeds the memory itself on the hot path; this only reads it.
@@ -34,11 +34,11 @@ export class HeardButtons {
   async scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]> {
     const since = this.#clock() - seconds * 1000;
     await abortableDelay(seconds * 1000, signal);
-    return this.#since(since);
+    return this.#since(since).map(({ ageMs: _age, ...entry }) => entry);
   }
 
-  /** Buttons heard within the last `withinMs`, at once (the page's live list). */
-  heard(withinMs: number): ScanEntry[] {
+  /** Buttons heard within the last `withinMs`, at once, with their ages (the page's live list). */
+  heard(withinMs: number): HeardEntry[] {
     return this.#since(this.#clock() - withinMs);
   }
 
@@ -49,9 +49,10 @@ export class HeardButtons {
     return { deviceId, source: seen.source, rssi: seen.rssi, deviceTypeId: seen.deviceTypeId, at: seen.lastSeen };
   }
 
-  #since(since: number): ScanEntry[] {
-    return this.#memory.since(since, this.#clock()).map((seen) => {
-      const entry: ScanEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen) };
+  #since(since: number): HeardEntry[] {
+    const now = this.#clock();
+    return this.#memory.since(since, now).map((seen) => {
+      const entry: HeardEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen), ageMs: Math.max(0, now - seen.lastSeen) };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
       const state = this.#record(seen.deviceId)?.state;

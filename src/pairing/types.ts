@@ -28,6 +28,11 @@ export interface WindowReport {
   outcomes: LinkOutcome[];
 }
 
+/** One button heard recently, as the installer's page lists it: with how long ago, on the monotonic clock. */
+export interface HeardEntry extends ScanEntry {
+  ageMs: number;
+}
+
 /** One button heard recently, as `scan` lists it. */
 export interface ScanEntry {
   deviceId: string;

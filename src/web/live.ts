@@ -103,10 +103,8 @@ export class LiveChannel {
   }
 
   snapshot() {
-    const now = Date.now();
     const heard = this.handlers
       .heard(HEARD_WITHIN_MS)
-      .map((entry) => ({ ...entry, ageMs: Math.max(0, now - Date.parse(entry.lastSeen)) }))
       .sort((a, b) => (b.rssi ?? -1000) - (a.rssi ?? -1000) || a.ageMs - b.ageMs)
       .slice(0, HEARD_SHOWN);
     const devices = this.handlers.devices().sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
