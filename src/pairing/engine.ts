@@ -156,8 +156,9 @@ export class PairingEngine {
     if (trigger === undefined) return;
     // Only the installer chooses a customer: a window's, else the hub's. Nothing in the sighting does.
     const customerId = trigger === 'window' ? this.#windowCustomers.current() : this.#options.customerId;
+    const record = this.record(sighting.deviceId);
     const decision = decideLink({
-      record: this.record(sighting.deviceId),
+      record,
       busy: this.#jobs.has(sighting.deviceId),
       trigger,
       strongEnough: passesRssiFloor(sighting, this.#options.minRssi),
@@ -165,7 +166,7 @@ export class PairingEngine {
       now,
     });
     if (!decision.link) return;
-    if (otherOwner(this.record(sighting.deviceId), customerId) !== undefined) return;
+    if (otherOwner(record, customerId) !== undefined) return;
     const job = this.#jobs.start(sighting, trigger === 'window', customerId);
     if (trigger === 'window') this.#windows.adopt(throughWindowOutages(this.#pairing, this.#windows, job), now);
     else void job.promise.then((outcome) => this.#jobs.logUnattended(outcome));
