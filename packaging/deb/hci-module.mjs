@@ -1,11 +1,50 @@
-// The one native module, @abandonware/bluetooth-hci-socket, compiled for the package's
-// architecture on the build machine with Debian's cross compilers (g++-aarch64-linux-gnu,
-// g++-arm-linux-gnueabihf) and the headers of the Node it is built for. Nothing is compiled on
-// the hub. The module uses nan, not Node-API, so it loads only in the Node major it was compiled
-// against: the package's Depends says which.
+// The one native module: the HCI socket, compiled for the package's architecture on the build
+// machine with Debian's cross compilers (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf). Nothing
+// is compiled on the hub. It is built from @stoprocent/bluetooth-hci-socket's sources, which use
+// Node-API: one build loads in every Node from 20.17 on, where @abandonware's (nan) loads only in
+// the Node major it was compiled for. packaging/deb/hci-socket.cjs gives it @abandonware's
+// contract, which noble is written against. The fork is not a dependency of the project: a hub's
+// source install never gets it (nor its serialport and install scripts); the build fetches its
+// one release once and checks it against the registry's digest.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+
+/** The sources compiled into the package's HCI module: one release, and its digest on npm. */
+export const HCI_SOURCES = {
+  spec: '@stoprocent/bluetooth-hci-socket@2.3.0',
+  tarball: 'stoprocent-bluetooth-hci-socket-2.3.0.tgz',
+  integrity: 'sha512-xTigfmWCBqNJyPibOCS8F4dTt0LdE5zHAlpOc919ladh1Q+PjQgSGMQZoXxpK9CzZgZCmPF5f90jC0IkogwQEg==',
+};
+
+const integrityOf = (file) => `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
+
+/**
+ * The fork's unpacked release under `work`, its tarball fetched with `npm pack` into `cache`
+ * the first time (the build's one use of the registry) and checked against HCI_SOURCES.integrity
+ * every time.
+ */
+export function hciSources({ cache, work }) {
+  const tarball = path.join(cache, HCI_SOURCES.tarball);
+  if (!existsSync(tarball)) {
+    mkdirSync(cache, { recursive: true });
+    try {
+      execFileSync('npm', ['pack', '--silent', HCI_SOURCES.spec, '--pack-destination', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (error) {
+      throw new Error(`could not fetch ${HCI_SOURCES.spec}, the HCI module's sources, with npm pack (the build needs the npm registry once; then ${cache} keeps them): ${String(error.stderr ?? error.message).trim()}`);
+    }
+  }
+  const found = integrityOf(tarball);
+  if (found !== HCI_SOURCES.integrity) {
+    throw new Error(`${tarball} is not ${HCI_SOURCES.spec} as npm published it (${found}): delete it and build again`);
+  }
+  const dir = path.join(work, 'sources');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', dir]);
+  return path.join(dir, 'package');
+}
 
 /** Debian's architecture names, the GNU triplet of its compilers and node-gyp's --arch. */
 export const ARCHES = {
@@ -14,15 +53,22 @@ export const ARCHES = {
   armhf: { triplet: 'arm-linux-gnueabihf', gypArch: 'arm', elf: 'ARM, EABI5' },
 };
 
-/** The Node major the headers under `nodedir` (its include/node) are for. */
-export function headersMajor(nodedir) {
+/**
+ * Node-API's headers are those of any Node that has them; the module is compiled for
+ * `NAPI_VERSION`, which every Node from 20.17 on provides (Node 20 has 9).
+ */
+export const NAPI_VERSION = 8;
+
+/** The Node version whose headers are under `nodedir` (its include/node), which must have Node-API's. */
+export function headersVersion(nodedir) {
   const header = path.join(nodedir, 'include', 'node', 'node_version.h');
-  if (!existsSync(header)) {
-    throw new Error(`no Node headers at ${header}: install them (NodeSource's nodejs has them, Debian's are in libnode-dev) or pass --nodedir`);
+  if (!existsSync(header) || !existsSync(path.join(nodedir, 'include', 'node', 'node_api.h'))) {
+    throw new Error(`no Node headers at ${path.dirname(header)}: install them (NodeSource's nodejs has them, Debian's are in libnode-dev) or pass --nodedir`);
   }
-  const major = /#define NODE_MAJOR_VERSION (\d+)/.exec(readFileSync(header, 'utf8'))?.[1];
-  if (major === undefined) throw new Error(`${header} names no NODE_MAJOR_VERSION`);
-  return Number(major);
+  const text = readFileSync(header, 'utf8');
+  const version = ['MAJOR', 'MINOR', 'PATCH'].map((part) => new RegExp(`#define NODE_${part}_VERSION (\\d+)`).exec(text)?.[1]);
+  if (version.includes(undefined)) throw new Error(`${header} names no Node version`);
+  return version.join('.');
 }
 
 /**
@@ -31,17 +77,16 @@ export function headersMajor(nodedir) {
  */
 function splitHeaders(nodedir) {
   const include = path.join(nodedir, 'include');
-  if (existsSync(path.join(include, 'node', 'uv.h')) || !existsSync(path.join(include, 'uv.h'))) return {};
-  const flags = `-idirafter ${include}`;
-  return { CFLAGS: flags, CXXFLAGS: flags };
+  if (existsSync(path.join(include, 'node', 'uv.h')) || !existsSync(path.join(include, 'uv.h'))) return '';
+  return ` -idirafter ${include}`;
 }
 
 /**
- * Compiles the module from the copy in `sourceModules` into `work`, and returns the stripped
- * .node file's path. node-gyp and nan come from the build machine's node_modules (devDependencies
- * of the module's own install); no header or binary is downloaded.
+ * Compiles the module from the fork's sources in `source` (hciSources) into `work`, and returns
+ * the stripped .node file's path. node-gyp and node-addon-api (noble's own dependency) come from
+ * the build machine's node_modules; no header or binary is downloaded.
  */
-export function compileHciModule({ arch, nodedir, sourceModules, work }) {
+export function compileHciModule({ arch, nodedir, source, sourceModules, work }) {
   const target = ARCHES[arch];
   const compiler = `${target.triplet}-g++`;
   try {
@@ -51,32 +96,42 @@ export function compileHciModule({ arch, nodedir, sourceModules, work }) {
   }
   const module = path.join(work, 'bluetooth-hci-socket');
   rmSync(module, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const source = path.join(sourceModules, '@abandonware', 'bluetooth-hci-socket');
-  cpSync(source, module, { recursive: true, filter: (file) => !file.startsWith(path.join(source, 'build')) });
+  mkdirSync(module, { recursive: true });
+  // The sources and nothing else: not its prebuilt binaries, not its build.
+  for (const part of ['binding.gyp', 'package.json', 'src', 'include']) cpSync(path.join(source, part), path.join(module, part), { recursive: true });
+  const flags = `-DNAPI_VERSION=${NAPI_VERSION}${splitHeaders(nodedir)}`;
   const env = {
     ...process.env,
     CC: `${target.triplet}-gcc`,
     CXX: compiler,
     LINK: compiler,
     AR: `${target.triplet}-ar`,
-    // binding.gyp runs `node -e "require('nan')"` in the module's folder.
+    CFLAGS: flags,
+    CXXFLAGS: flags,
+    // binding.gyp runs `node -p "require('node-addon-api').include"` in the module's folder.
     NODE_PATH: sourceModules,
     // node-gyp lets npm's setting (from an .npmrc, through `npm run`) outrank --nodedir.
     npm_config_nodedir: nodedir,
-    ...splitHeaders(nodedir),
   };
   const gyp = path.join(sourceModules, 'node-gyp', 'bin', 'node-gyp.js');
-  execFileSync(
-    process.execPath,
-    [gyp, 'rebuild', `--arch=${target.gypArch}`, `--nodedir=${nodedir}`, '--module_name=bluetooth_hci_socket', '--module_path=lib/binding'],
-    { cwd: module, env, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  execFileSync(process.execPath, [gyp, 'rebuild', `--arch=${target.gypArch}`, `--nodedir=${nodedir}`], {
+    cwd: module,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const built = path.join(module, 'build', 'Release', 'bluetooth_hci_socket.node');
   execFileSync(`${target.triplet}-strip`, ['--strip-unneeded', built]);
   const kind = execFileSync('file', ['-b', built], { encoding: 'utf8' });
   if (!kind.includes(target.elf)) throw new Error(`the module built for ${arch} is not an ${target.elf} ELF: ${kind.trim()}`);
+  const tied = nodeAbiSymbols(arch, built);
+  if (tied.length > 0) throw new Error(`the module built for ${arch} uses V8's or Node's C++ API, not only Node-API: ${tied.slice(0, 3).join(', ')}`);
   return built;
+}
+
+/** Symbols the module takes from V8 or Node's C++ API, which tie it to one Node major. */
+export function nodeAbiSymbols(arch, file) {
+  const symbols = execFileSync(`${ARCHES[arch].triplet}-objdump`, ['-T', file], { encoding: 'utf8' });
+  return [...symbols.matchAll(/\*UND\*\s+\S+\s+(?:\S+\s+)?(_ZN(?:2v8|4node)\S*)/g)].map((match) => match[1]);
 }
 
 /** The C library versions the module needs, as dpkg-shlibdeps would write them: e.g. `libc6 (>= 2.32)`. */

@@ -11,22 +11,19 @@ import path from 'node:path';
 export const MAINTAINER = 'panic-pair maintainers <maintainers@panic-pair.invalid>';
 
 /**
- * The HCI module is compiled against one Node major's headers (nan, not Node-API): apt refuses a
- * Node it would not load in, as it refuses Node 18. NodeSource's nodejs satisfies it too.
+ * The HCI module uses Node-API, so any Node from 20.17 on runs the package: apt refuses Node 18 by
+ * this, and NodeSource's nodejs satisfies it as Debian's does.
  */
-export function nodeDepends(major) {
-  const floor = major === 20 ? '20.17' : String(major);
-  return `nodejs (>= ${floor}), nodejs (<< ${major + 1})`;
-}
+export const NODE_DEPENDS = 'nodejs (>= 20.17)';
 
-export function controlFile({ version, arch, major, libraries, installedKiB }) {
+export function controlFile({ version, arch, libraries, installedKiB }) {
   return `${[
     'Package: panic-pair',
     `Version: ${version}`,
     `Architecture: ${arch}`,
     `Maintainer: ${MAINTAINER}`,
     `Installed-Size: ${installedKiB}`,
-    `Depends: ${nodeDepends(major)}, ${libraries}, systemd, passwd`,
+    `Depends: ${NODE_DEPENDS}, ${libraries}, systemd, passwd`,
     'Section: net',
     'Priority: optional',
     'Description: links panic buttons to a home hub\'s customer',

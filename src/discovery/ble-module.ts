@@ -57,9 +57,8 @@ const PACKAGE_ROOT = '/usr/lib/panic-pair/';
  */
 export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(import.meta.url)): string {
   if (here.startsWith(PACKAGE_ROOT)) {
-    if (problem === 'native-incompatible') {
-      return `install the panic-pair package built for this machine (${DEBIAN_ARCH[process.arch] ?? process.arch}) and its Node (${process.versions.node.split('.')[0]}.x)`;
-    }
+    // The package's module uses Node-API: any Node from 20.17 on loads the one built for its machine.
+    if (problem === 'native-incompatible') return `install the panic-pair package built for this machine (${DEBIAN_ARCH[process.arch] ?? process.arch})`;
     return 'reinstall the package: sudo apt-get install --reinstall panic-pair';
   }
   const root = path.resolve(path.dirname(here), '..', '..');

@@ -63,6 +63,10 @@ describe('why the Bluetooth modules cannot be loaded', () => {
     expect(bleModuleFix('noble-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm ci --omit=dev/);
     expect(bleModuleFix('hci-socket-missing', source)).toMatch(/^sudo apt-get install build-essential python3, then run systemd\/install.sh again/);
     expect(bleModuleFix('native-missing', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
+    // The package's module uses Node-API: the Node's version is not part of the fix.
+    expect(bleModuleFix('native-incompatible', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe(
+      `install the panic-pair package built for this machine (${({ x64: 'amd64', arm: 'armhf' } as Record<string, string>)[process.arch] ?? process.arch})`,
+    );
   });
 });
 

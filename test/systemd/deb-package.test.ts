@@ -27,7 +27,7 @@ const STEP_MS = 60_000;
 const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const UPGRADE = `${version}+rebuild1`;
 
-// The HCI module is compiled against this Node's headers (NodeSource's nodejs has them).
+// The HCI module is compiled with this Node's Node-API headers (NodeSource's nodejs has them).
 const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
 const booted = existsSync(headers) ? await bootOrReason(RECIPE) : `no Node headers at ${headers} to build the package with`;
 const skipReason = typeof booted === 'string' ? booted : undefined;
