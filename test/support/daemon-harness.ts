@@ -42,6 +42,11 @@ export interface HarnessOptions {
    * once `status` answers at all (a broker that refuses the daemon's login or subscriptions).
    */
   ready?: 'announcements' | 'status';
+  /**
+   * The node and the program that run the daemon: by default this Node and the checkout's
+   * bin/panic-pair.js; a test of the Debian package gives its unpacked copy, and another Node.
+   */
+  daemon?: { node: string; bin: string };
 }
 
 export interface Exit {
@@ -172,7 +177,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
   const status = (): Promise<StatusReport> => cliJson<StatusReport>(['status']);
 
   const launch = async (): Promise<void> => {
-    const started = spawn(process.execPath, [BIN, 'run'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(options.daemon?.node ?? process.execPath, [options.daemon?.bin ?? BIN, 'run'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     live.add(started);
     started.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
