@@ -71,9 +71,12 @@ export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes
       `the broker's ACL must let ${user} subscribe to ${topics}`,
     );
   }
-  const connected = `connected to ${broker}${as} (${spoken}); subscribed to ${filters.join(', ')}`;
+  // What the daemon publishes to: its own topics, and Home Assistant's discovery configs when on.
+  const discovery = config.homeAssistant === undefined ? '' : `; Home Assistant discovery on, under ${config.homeAssistant.prefix}/`;
+  const publishTo = [`${config.mqttPrefix}/#`, ...(config.homeAssistant === undefined ? [] : [`${config.homeAssistant.prefix}/#`])].join(' and ');
+  const connected = `connected to ${broker}${as} (${spoken}); subscribed to ${filters.join(', ')}${discovery}`;
   if (outcome.protocolVersion === 4) {
-    return pass('mqtt', `${connected}; the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${config.mqttPrefix}/#`);
+    return pass('mqtt', `${connected}; the broker speaks only MQTT 3.1.1, so a publish it refuses cannot be seen: its ACL must let ${user} publish to ${publishTo}`);
   }
   const refusedPublishes = await daemonRefusals(config);
   if (refusedPublishes === undefined) return pass('mqtt', `${connected}; a publish the broker refuses is shown by \`panic-pair status\` once the daemon runs`);

@@ -103,6 +103,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       unsavedLinks: engine.unsavedLinks,
       devices: engine.devices(),
       autoPair: config.autoPair,
+      ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
       counters,
       clockUnset: wallClockIsUnset(buildTime()),

@@ -124,23 +124,50 @@ function systemdNotify(socket: string, path: string | undefined): NotifySend {
     });
 }
 
+/** How long a change waits for the ones that follow it before STATUS= says them all (one process). */
+export const STATUS_SETTLE_MS = 1_000;
+
+export interface Heartbeat {
+  /** Something `describe` reads has changed (a link made): STATUS= follows within STATUS_SETTLE_MS. */
+  changed(): void;
+  stop(): void;
+}
+
 /**
  * Pings the watchdog at half of WATCHDOG_USEC from a timer on the event loop, so a loop stuck for
- * longer than WatchdogSec gets the daemon restarted, and refreshes STATUS= at the same pace.
+ * longer than WatchdogSec gets the daemon restarted, and refreshes STATUS= at the same pace; a
+ * change refreshes it sooner, bursts of changes once.
  */
-export function startHeartbeat(notifier: Notifier, describe: () => string, statusEveryMs = 30_000): { stop(): void } {
-  if (!notifier.enabled) return { stop: () => undefined };
+export function startHeartbeat(notifier: Notifier, describe: () => string, statusEveryMs = 30_000): Heartbeat {
+  if (!notifier.enabled) return { changed: () => undefined, stop: () => undefined };
   const watchdogMs = notifier.watchdogIntervalMs();
-  const timer = setInterval(() => {
-    if (watchdogMs !== undefined) notifier.watchdog();
+  const refresh = (): void => {
     try {
       notifier.status(describe());
     } catch {
       // A status that cannot be described this time must not cost the ping.
     }
+  };
+  const timer = setInterval(() => {
+    if (watchdogMs !== undefined) notifier.watchdog();
+    refresh();
   }, watchdogMs ?? statusEveryMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  let settling: NodeJS.Timeout | undefined;
+  return {
+    changed() {
+      if (settling !== undefined) return;
+      settling = setTimeout(() => {
+        settling = undefined;
+        refresh();
+      }, STATUS_SETTLE_MS);
+      settling.unref();
+    },
+    stop() {
+      clearInterval(timer);
+      clearTimeout(settling);
+    },
+  };
 }
 
 /** The short state for `systemctl status`: "3 linked, mqtt connected, ble off". */

@@ -33,6 +33,8 @@ export interface StatusReport {
   store: { ok: boolean; path: string; error?: string; writes?: number; fsyncs?: number; bytesWritten?: number };
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
   autoPair: boolean;
+  /** Home Assistant discovery: the prefix its configs are published under, when it is on. */
+  homeAssistant?: { discoveryPrefix: string };
   /** ISO-8601 end of the latest open pairing window, when one is open. */
   windowOpenUntil?: string;
   counters: Counters;

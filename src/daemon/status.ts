@@ -23,6 +23,7 @@ export interface StatusInputs {
   unsavedLinks: number;
   devices: readonly DeviceRecord[];
   autoPair: boolean;
+  homeAssistantPrefix?: string;
   windowOpenUntil?: number;
   counters: Counters;
   /** The wall clock reads earlier than the package's build. */
@@ -70,6 +71,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;
   if (inputs.bleReason !== undefined) report.bleReason = inputs.bleReason;
   if (inputs.uptimeSeconds !== undefined) report.uptimeSeconds = inputs.uptimeSeconds;
+  if (inputs.homeAssistantPrefix !== undefined) report.homeAssistant = { discoveryPrefix: inputs.homeAssistantPrefix };
   if (inputs.windowOpenUntil !== undefined) report.windowOpenUntil = new Date(inputs.windowOpenUntil).toISOString();
   return report;
 }

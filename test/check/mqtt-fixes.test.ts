@@ -62,6 +62,12 @@ describe('a TLS broker with a CA of its own, a password file and an ACL', () => 
     );
   });
 
+  it('says when Home Assistant discovery is on, and under which prefix', async () => {
+    const result = await check({ PANIC_PAIR_MQTT_URL: tls.address, PANIC_PAIR_MQTT_CA_FILE: tls.caFile!, PANIC_PAIR_HOMEASSISTANT: 'true' });
+    expect(result.ok, result.detail).toBe(true);
+    expect(result.detail).toContain(`subscribed to ${PREFIX}/announce; Home Assistant discovery on, under homeassistant/; `);
+  });
+
   it('without the CA file: points at PANIC_PAIR_MQTT_CA_FILE, and how to see the certificate\'s issuer and names', async () => {
     const result = await check({ PANIC_PAIR_MQTT_URL: tls.address });
     expect(result.ok).toBe(false);

@@ -88,6 +88,9 @@ describe('one hub with Home Assistant discovery on', () => {
     const [rendered] = renderTemplates([{ template: entitled.value_template, payload: entitlement }]);
     expect(binarySensorState(rendered!, entitled)).toBe('on');
     expect(binarySensorState(await waitFor(() => last(`${hub.prefix}/status`)), connectivity)).toBe('on');
+    // status and check say discovery is on, and where.
+    expect((await hub.status()).homeAssistant).toEqual({ discoveryPrefix: HA });
+    expect((await hub.cli(['status'])).stdout).toMatch(new RegExp(`^Home Assistant +discovery on, under ${HA}/$`, 'm'));
   });
 
   it('adds a paired button, once, as a device of its own whose state and attributes follow the store', async () => {
@@ -235,5 +238,7 @@ describe('discovery off', () => {
     }
     await settle(watcher);
     expect(watcher.messages.filter((message) => !message.topic.startsWith(MARKER) && message.topic !== `${HA}/status`)).toEqual([]);
+    expect((await hub.status()).homeAssistant).toBeUndefined();
+    expect((await hub.cli(['status'])).stdout).toMatch(/^Home Assistant +discovery off$/m);
   });
 });

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNotifier, startHeartbeat, systemdStatusOf } from '../../src/daemon/sd-notify.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createNotifier, startHeartbeat, STATUS_SETTLE_MS, systemdStatusOf } from '../../src/daemon/sd-notify.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { waitFor } from '../support/wait.js';
@@ -27,6 +27,29 @@ describe('createNotifier', () => {
     expect(notifier.watchdogIntervalMs()).toBeUndefined();
     expect(sent).toEqual([]);
     expect(startHeartbeat(notifier, () => 'x')).toBeDefined();
+  });
+
+  it('a change is said within STATUS_SETTLE_MS, long before the next ping, and a burst of changes once', async () => {
+    vi.useFakeTimers();
+    try {
+      const { sent, send } = recorder();
+      const notifier = createNotifier({ NOTIFY_SOCKET: '@notify', WATCHDOG_USEC: '30000000' }, { send });
+      let linked = 0;
+      const heartbeat = startHeartbeat(notifier, () => `${linked} linked`);
+      linked = 1;
+      heartbeat.changed();
+      linked = 2;
+      heartbeat.changed();
+      await vi.advanceTimersByTimeAsync(STATUS_SETTLE_MS);
+      await notifier.settled();
+      expect(sent).toEqual([['STATUS=2 linked']]);
+      await vi.advanceTimersByTimeAsync(15_000 - STATUS_SETTLE_MS);
+      await notifier.settled();
+      expect(sent).toEqual([['STATUS=2 linked'], ['WATCHDOG=1']]);
+      heartbeat.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('pings at half of WATCHDOG_USEC, and only the process WATCHDOG_PID names', () => {
@@ -160,7 +183,7 @@ describe.skipIf(missing !== undefined)('the daemon under systemd', () => {
     expect(JSON.stringify(store)).toContain('CRED01');
     const status = JSON.parse((await runCli(['status', '--json'], { runtimeDir })).stdout) as { token: string };
     expect(status.token).toBe('accepted');
-    // The status follows at the watchdog's pace.
+    // The status follows the link (within STATUS_SETTLE_MS).
     await waitFor(() => listener.with('STATUS').some((message) => message.fields.STATUS?.startsWith('1 linked')), {
       what: 'STATUS=1 linked',
       timeoutMs: 10_000,

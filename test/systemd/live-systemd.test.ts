@@ -10,13 +10,15 @@ import { assertBuilt, ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, TEST_CACHE_DIR, type Container } from '../support/container.js';
+import { freePort } from '../support/loopback.mjs';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
+import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 
 // The installed unit under a real systemd: Debian 12 (bookworm, what Raspberry Pi OS is built on)
 // booted in a container by systemd-nspawn, the package installed by systemd/install.sh, then what
-// a hub goes through: start (Type=notify), a pairing, a token rotation, the watchdog, a crash, a
-// stop. The root is minbase plus systemd and dbus, without procps, so there is no /bin/kill:
+// a hub goes through: start (Type=notify), the installer's page with its code handed over as a
+// credential, a pairing, a token rotation, the watchdog, a crash, a stop. The root is minbase plus systemd and dbus, without procps, so there is no /bin/kill:
 // `systemctl reload` must work without it. Node is the host's own binary (the one running these
 // tests), bound in read-only at /usr/local/bin/node: bookworm's nodejs is 18, older than the
 // package supports, and the host's is the version the rest of the suite was tested with.
@@ -27,6 +29,7 @@ import { waitFor } from '../support/wait.js';
 const RECIPE = { suite: 'live-systemd', release: 'bookworm', packages: ['systemd', 'systemd-sysv', 'dbus'] };
 const TOKEN = 'live-token-1d7a90c3e5';
 const CUSTOMER_ID = 42;
+const INSTALLER_CODE = 'live-hub-label-5821';
 const UNIT = 'panic-pair.service';
 const SOURCE = '/root/panic-pair'; // the copy of the checkout install.sh runs from
 const STEP_MS = 60_000;
@@ -40,6 +43,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
   let simulator: Simulator;
   let broker: TestBroker;
   let watcher: MqttObserver;
+  let page: PageSettings;
 
   const inside = (file: string): string => path.join(box.root, file);
   const systemctl = (...args: string[]) => box.check(['systemctl', '--no-pager', ...args]);
@@ -67,6 +71,10 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     watcher = await observe(broker.url, 'panic-pair/status');
     await placeCheckout(inside(SOURCE));
     await writeFile(inside('/root/api-token'), `${TOKEN}\n`, { mode: 0o600 });
+    await writeFile(inside('/root/installer-code'), `${INSTALLER_CODE}\n`, { mode: 0o600 });
+    // The container shares the host's network: the page listens on the host's loopback.
+    const port = await freePort();
+    page = { code: INSTALLER_CODE, port, origin: `http://127.0.0.1:${port}`, env: {} };
   }, 5 * STEP_MS);
 
   afterAll(async () => {
@@ -79,6 +87,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
   it('installs with systemd/install.sh, and the root has no /bin/kill', async () => {
     expect(existsSync(inside('/bin/kill')) || existsSync(inside('/usr/bin/kill'))).toBe(false);
     const args = ['--no-npm', '--api-url', simulator.url, '--customer-id', String(CUSTOMER_ID), '--token-file', '/root/api-token'];
+    args.push('--web-code-file', '/root/installer-code', '--web-listen', `127.0.0.1:${page.port}`);
     const out = await box.check(['bash', `${SOURCE}/systemd/install.sh`, ...args]);
     expect(out).toContain(`unit /etc/systemd/system/${UNIT} installed and enabled`);
     // install.sh runs `npm ci --omit=dev` on a hub; without a registry here the same modules,
@@ -87,15 +96,35 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     const config = JSON.parse(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(inside('/etc/panic-pair/config.json'), JSON.stringify({ ...config, mqttUrl: broker.url, ble: 'off' }));
     expect((await systemctl('is-enabled', UNIT)).trim()).toBe('enabled');
-    expect((await shell('stat -c "%U:%G %a" /etc/panic-pair/api-token')).trim()).toBe('root:root 600');
+    expect((await shell('stat -c "%U:%G %a" /etc/panic-pair/api-token /etc/panic-pair/installer-code')).trim().split('\n')).toEqual([
+      'root:root 600',
+      'root:root 600',
+    ]);
   });
 
   it('starts as Type=notify: active once the daemon says READY, and online over MQTT', async () => {
     await systemctl('start', UNIT); // returns once READY=1 arrived
     expect(await show('Type', 'ActiveState', 'SubState', 'NotifyAccess')).toEqual({ Type: 'notify', ActiveState: 'active', SubState: 'running', NotifyAccess: 'all' });
     await waitFor(() => watcher.payloads('panic-pair/status').at(-1) === 'online', { what: 'panic-pair/status online', timeoutMs: STEP_MS });
-    // The status line sent with READY=1; it is refreshed at the watchdog's pace.
+    // The status line sent with READY=1; a link refreshes it, and so does each watchdog ping.
     expect((await show('StatusText')).StatusText).toMatch(/^0 linked, mqtt \w+, ble off/);
+  });
+
+  it("serves the installer's page with the code systemd hands over (LoadCredential, %d), which stays root's", async () => {
+    // The daemon (user panic-pair) cannot read /etc/panic-pair/installer-code; it reads the copy
+    // systemd made in $CREDENTIALS_DIRECTORY, which the drop-in names with %d.
+    expect(readFileSync(inside(`/etc/systemd/system/${UNIT}.d/installer-code.conf`), 'utf8')).toContain('PANIC_PAIR_WEB_CODE_FILE=%d/installer-code');
+    expect(await signIn(page)).toMatch(/=/);
+    const wrong = await rawRequest(page.port, {
+      method: 'POST',
+      path: '/login',
+      headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ code: 'not-the-code' }).toString(),
+    });
+    expect(wrong.status).toBe(401);
+    // check, run by root from a shell (no credentials directory), finds the code as the unit does.
+    const check = await box.run(['panic-pair', 'check']);
+    expect(check.stdout).toMatch(new RegExp(`^PASS page .*127\\.0\\.0\\.1:${page.port}`, 'm'));
   });
 
   it('pairs a button announced over MQTT through the control socket, and keeps the store private', async () => {
@@ -103,6 +132,8 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(readFileSync(inside('/var/lib/panic-pair/pairings.json'), 'utf8')).toContain('LIVE-1');
+    // `systemctl status` follows the link itself, not the next watchdog ping (15 s away).
+    await waitFor(async () => (await show('StatusText')).StatusText?.startsWith('1 linked'), { what: 'the status line to say 1 linked' });
     expect((await shell('stat -c "%U:%G %a" /var/lib/panic-pair /var/lib/panic-pair/pairings.json')).trim().split('\n')).toEqual([
       'panic-pair:panic-pair 750',
       'panic-pair:panic-pair 600',

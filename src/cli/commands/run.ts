@@ -46,6 +46,8 @@ export async function runCommand(options: RunOptions): Promise<void> {
 
   const running = daemon;
   notifier.ready(systemdStatusOf(running.status()));
+  // A link made shows in `systemctl status` within a second, not at the next watchdog ping.
+  running.engine.onDevice(() => heartbeat.changed());
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (signalled) {

@@ -52,6 +52,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['store', report.store.ok ? `ok (${report.store.path})` : `FAILING (${report.store.path}): ${report.store.error ?? 'unknown error'}`],
     ['devices', `${d.total} total: ${d.linked} linked, ${d.linking} linking, ${d.rejected} rejected, ${d.failed} failed`],
     ['auto-pair', report.autoPair ? 'on' : 'off'],
+    ['Home Assistant', report.homeAssistant ? `discovery on, under ${report.homeAssistant.discoveryPrefix}/` : 'discovery off'],
     ['window', report.windowOpenUntil ? `open until ${report.windowOpenUntil}` : 'closed'],
     ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}`],
     ['health', report.healthy ? 'healthy' : 'DEGRADED'],
