@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
+import { brokerAddress } from '../mqtt/broker-address.js';
 import { subackCode } from '../mqtt/broker-answers.js';
 import { refusesVersion } from '../mqtt/protocol-fallback.js';
 
@@ -32,7 +33,8 @@ export async function probeBroker(settings: ProbeSettings): Promise<ProbeOutcome
 
 async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise<ProbeOutcome & { closedByBroker?: boolean }> {
   const { connect } = await import('../mqtt/library.js');
-  const client = connect(settings.url.toString(), {
+  const client = connect({
+    ...brokerAddress(settings.url),
     clientId: `panic-pair-check-${randomBytes(4).toString('hex')}`,
     protocolVersion,
     clean: true,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { brokerAddress } from './broker-address.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
@@ -125,7 +126,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     // its broker connection itself (connected, lost, problems), so that packet trace is given up.
     log: ignoreMqttTrace,
   };
-  const client: MqttClient = connect(url.toString(), clientOptions);
+  const client: MqttClient = connect({ ...brokerAddress(url), ...clientOptions });
   const protocol = watchProtocol(client, () => {
     logger.info({ broker }, 'the broker does not speak MQTT 5; speaking MQTT 3.1.1 (refused publishes cannot be seen)');
     // Straight to the next attempt: this is no failure to back off from.

@@ -96,9 +96,11 @@ describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJOR
       const { stdout } = await run(node, ['-e', probe, module]);
       expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+ (opened|E[A-Z]+)$/);
       // And the daemon's check reaches the adapter: no word of a module that failed to load.
+      // A broker address too (nothing listens there): its parsing must not warn on stderr.
       const check = await run(node, [path.join(lib(), 'bin', 'panic-pair.js'), 'check'], {
-        env: { PATH: process.env.PATH, PANIC_PAIR_BLE: 'on', PANIC_PAIR_API_TOKEN: 'x', PANIC_PAIR_CUSTOMER_ID: '1' },
-      }).catch((error: { stdout: string }) => error);
+        env: { PATH: process.env.PATH, PANIC_PAIR_BLE: 'on', PANIC_PAIR_API_TOKEN: 'x', PANIC_PAIR_CUSTOMER_ID: '1', PANIC_PAIR_MQTT_URL: 'mqtt://127.0.0.1:1' },
+      }).catch((error: { stdout: string; stderr: string }) => error);
+      expect(check.stderr).not.toMatch(/DeprecationWarning|ExperimentalWarning/);
       const ble = check.stdout.split('\n').find((line) => / BLE /.test(line)) ?? '';
       expect(ble).toMatch(/^(PASS|FAIL|SKIP) BLE/);
       expect(ble).not.toMatch(/HCI socket module|native part|not installed/);

@@ -40,6 +40,8 @@ export async function pairThroughNativeModule(library: string, daemon?: HarnessO
     expect(paired.code, paired.stdout + paired.stderr).toBe(0);
     expect(harness.simulator.stats().postsByDevice[BLE_BUTTON.id]).toBe(1);
     expect(kernel.opened()).toBeGreaterThan(0);
+    // Nothing on stderr about the APIs it uses: Node 24 warns about url.parse(), for one.
+    expect(harness.output()).not.toMatch(/DeprecationWarning|ExperimentalWarning/);
   } finally {
     await harness.close();
     await kernel.close();

@@ -122,7 +122,8 @@ function describe(progress: PairProgress): string {
 /** A button pressed every half second: an announcement on `<prefix>/announce`. */
 async function startSimulatedButton(url: string, deviceId: string): Promise<{ stop(): void }> {
   const { connectAsync } = await import('../../mqtt/library.js');
-  const client = await connectAsync(url, { clientId: `panic-pair-demo-${deviceId}` });
+  const { brokerAddress } = await import('../../mqtt/broker-address.js');
+  const client = await connectAsync({ ...brokerAddress(new URL(url)), clientId: `panic-pair-demo-${deviceId}` });
   const press = (): void => void client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -52 }));
   const timer = setInterval(press, 500);
   press();
