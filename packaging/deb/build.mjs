@@ -14,6 +14,12 @@ import { ARCHES, compileHciModule, hciSources, headersVersion, NAPI_VERSION, nat
 import { bytesUnder, copyRuntimeModules, EXTERNAL } from './runtime-modules.mjs';
 import { controlFile, copyrightFile, changelogFile, unitFile } from './metadata.mjs';
 
+// A missing tool or a failed step is said in one line, not as a stack trace.
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`npm run deb: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
+
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FILES = path.join(import.meta.dirname, 'files');
 const LIB = 'usr/lib/panic-pair';
@@ -66,11 +72,15 @@ const bundle = await build({
 cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(lib, 'dist', 'web', 'assets'), { recursive: true });
 writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ name: 'panic-pair', version, type: 'module', private: true }, null, 2)}\n`);
 mkdirSync(path.join(lib, 'bin'));
-writeFileSync(
-  path.join(lib, 'bin', 'panic-pair.js'),
-  readFileSync(path.join(ROOT, 'bin', 'panic-pair.js'), 'utf8').replaceAll('dist/cli/main.js', 'dist/main.js'),
-  { mode: 0o755 },
-);
+const command = readFileSync(path.join(ROOT, 'bin', 'panic-pair.js'), 'utf8')
+  .replaceAll('dist/cli/main.js', 'dist/main.js')
+  // The node that Depends names, Debian's or NodeSource's, and never a /usr/local/bin/node left
+  // from an older install, which comes first in systemd's PATH and sudo's.
+  .replace(/^#!\/usr\/bin\/env node\n/, '#!/usr/bin/node\n');
+if (!command.startsWith('#!/usr/bin/node\n') || !command.includes('dist/main.js')) {
+  throw new Error('bin/panic-pair.js changed: adapt packaging/deb/build.mjs to it');
+}
+writeFileSync(path.join(lib, 'bin', 'panic-pair.js'), command, { mode: 0o755 });
 
 // 2. What is not bundled, and the HCI module compiled for the package's architecture, in the place
 // of @abandonware's with the file that gives it @abandonware's contract (hci-socket.cjs).
@@ -113,8 +123,11 @@ execFileSync('chmod', ['0755', path.join(lib, 'bin', 'panic-pair.js')]);
 // 4. Control: the maintainer scripts, conffiles, md5sums, and the installed size.
 const control = path.join(stage, 'DEBIAN');
 mkdirSync(control);
-for (const script of ['postinst', 'prerm', 'postrm']) copyFileSync(path.join(FILES, script), path.join(control, script));
-for (const script of ['postinst', 'prerm', 'postrm']) chmodSync(path.join(control, script), 0o755);
+const scripts = { postinst: 'postinst', prerm: 'prerm', postrm: 'postrm', ...(arch === 'armhf' ? { preinst: 'preinst-armhf' } : {}) };
+for (const [script, file] of Object.entries(scripts)) {
+  copyFileSync(path.join(FILES, file), path.join(control, script));
+  chmodSync(path.join(control, script), 0o755);
+}
 writeFileSync(path.join(control, 'conffiles'), '/etc/panic-pair/config.json\n');
 const sums = execFileSync('sh', ['-c', "find . -path ./DEBIAN -prune -o -type f -printf '%P\\0' | LC_ALL=C sort -z | xargs -0 md5sum"], {
   cwd: stage,

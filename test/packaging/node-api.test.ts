@@ -81,6 +81,8 @@ describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJOR
     const deb = path.join(path.dirname(unpacked), `panic-pair_${version}_amd64.deb`);
     const depends = (await run('dpkg-deb', ['-f', deb, 'Depends'])).stdout.trim();
     expect(depends.split(', ').filter((part) => part.startsWith('nodejs'))).toEqual(['nodejs (>= 20.17)']);
+    // And the command runs that nodejs: not a node earlier in PATH (/usr/local/bin, first in systemd's).
+    expect(readFileSync(path.join(lib(), 'bin', 'panic-pair.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/node');
   });
 
   it.each(nodes.map((node) => [node]))(
