@@ -93,7 +93,6 @@ const hciSocket = path.join(lib, 'node_modules', '@abandonware', 'bluetooth-hci-
 const release = path.join(hciSocket, 'build', 'Release');
 mkdirSync(release, { recursive: true });
 copyFileSync(module, path.join(release, 'bluetooth_hci_socket.node'));
-copyFileSync(path.join(source, 'LICENSE'), path.join(release, 'LICENSE'));
 copyFileSync(path.join(import.meta.dirname, 'hci-socket.cjs'), path.join(hciSocket, 'lib', 'native.js'));
 const libraries = nativeDepends(arch, module);
 

@@ -99,7 +99,9 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
   mkdirSync(module, { recursive: true });
   // The sources and nothing else: not its prebuilt binaries, not its build.
   for (const part of ['binding.gyp', 'package.json', 'src', 'include']) cpSync(path.join(source, part), path.join(module, part), { recursive: true });
-  const flags = `-DNAPI_VERSION=${NAPI_VERSION}${splitHeaders(nodedir)}`;
+  // Debian's hardening for a library that reads from a kernel socket: fortified libc calls, and
+  // its relocations read-only once loaded.
+  const flags = `-DNAPI_VERSION=${NAPI_VERSION} -D_FORTIFY_SOURCE=2 -fstack-protector-strong${splitHeaders(nodedir)}`;
   const env = {
     ...process.env,
     CC: `${target.triplet}-gcc`,
@@ -108,6 +110,7 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
     AR: `${target.triplet}-ar`,
     CFLAGS: flags,
     CXXFLAGS: flags,
+    LDFLAGS: '-Wl,-z,relro -Wl,-z,now',
     // binding.gyp runs `node -p "require('node-addon-api').include"` in the module's folder.
     NODE_PATH: sourceModules,
     // node-gyp lets npm's setting (from an .npmrc, through `npm run`) outrank --nodedir.
@@ -120,7 +123,7 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const built = path.join(module, 'build', 'Release', 'bluetooth_hci_socket.node');
-  execFileSync(`${target.triplet}-strip`, ['--strip-unneeded', built]);
+  execFileSync(`${target.triplet}-strip`, ['--strip-unneeded', '--remove-section=.comment', built]);
   const kind = execFileSync('file', ['-b', built], { encoding: 'utf8' });
   if (!kind.includes(target.elf)) throw new Error(`the module built for ${arch} is not an ${target.elf} ELF: ${kind.trim()}`);
   const tied = nodeAbiSymbols(arch, built);

@@ -1,6 +1,6 @@
 // The package's texts: control, copyright, changelog, and the unit adapted to the package's layout.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -66,23 +66,54 @@ export function changelogFile(version) {
   return `panic-pair (${version}) unstable; urgency=medium\n\n  * Built from panic-pair ${version}; see README.md.gz.\n\n -- ${MAINTAINER}  ${buildDate()}\n`;
 }
 
-/** panic-pair's own terms, then each third-party package in the bundle or beside it, with its license. */
+/** Licenses every Debian system holds the text of, in /usr/share/common-licenses. */
+const COMMON_LICENSES = new Set(['Apache-2.0', 'MPL-2.0', 'GPL-2.0', 'GPL-3.0', 'LGPL-2.1', 'LGPL-3.0', 'CC0-1.0']);
+
+/** A package's own license file, if it ships one. */
+function licenseOf(dir) {
+  try {
+    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.(md|txt|markdown))?$/i.test(name));
+    return file === undefined ? undefined : readFileSync(path.join(dir, file), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Text as a continuation of a field: each line indented by one space, an empty line as " .". */
+const continued = (text) =>
+  text
+    .replace(/\r\n?/g, '\n')
+    .trimEnd()
+    .split('\n')
+    .map((line) => (line.trim() === '' ? ' .' : ` ${line.replace(/\t/g, '    ').trimEnd()}`));
+
+/**
+ * panic-pair's own terms, then each third-party package in the bundle or beside it, with its
+ * license and that license's text (MIT, ISC and BSD ask for their notice to go with the code).
+ * `copied` are folders relative to `root` (node_modules/…, or the HCI module's sources).
+ */
 export function copyrightFile(metafile, copied, root) {
   const packages = new Map();
   const note = (dir) => {
     try {
       const manifest = JSON.parse(readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
-      packages.set(`${manifest.name} ${manifest.version}`, manifest.license ?? 'see the package');
+      packages.set(`${manifest.name} ${manifest.version}`, { license: manifest.license ?? 'see the package', text: licenseOf(path.join(root, dir)) });
     } catch {
       // a folder that is not a package root
     }
   };
   for (const input of Object.keys(metafile.inputs)) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) note(path.join('node_modules', match[1]));
+    // The innermost package: node_modules/a/node_modules/b/x.js is b's.
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) note(match[1]);
   }
   for (const dir of copied) note(dir);
-  const lines = [...packages].sort(([a], [b]) => a.localeCompare(b)).map(([name, license]) => ` ${name}: ${license}`);
+  const sorted = [...packages].sort(([a], [b]) => a.localeCompare(b));
+  const texts = sorted.flatMap(([name, { license, text }]) => [
+    ' .',
+    ` ---- ${name} (${license}) ----`,
+    ...(text === undefined ? [` (the package ships no license file; its package.json says ${license}${COMMON_LICENSES.has(license) ? `: /usr/share/common-licenses/${license}` : ''})`] : continued(text)),
+  ]);
   return `${[
     'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/',
     'Upstream-Name: panic-pair',
@@ -96,8 +127,8 @@ export function copyrightFile(metafile, copied, root) {
     'Copyright: the authors of each package below',
     'License: various',
     ' The program bundles, or carries beside it, these npm packages under their',
-    ' own licenses (their license texts are in usr/lib/panic-pair/node_modules or',
-    ' in the npm registry):',
-    ...lines,
+    ' own licenses, whose texts follow the list:',
+    ...sorted.map(([name, { license }]) => ` ${name}: ${license}`),
+    ...texts,
   ].join('\n')}\n`;
 }

@@ -17,7 +17,9 @@ const NOT_AT_RUN_TIME = new Set([
 
 /** Files and folders no package needs at run time. */
 const PRUNED = /(^|\/)(\.[^/]*|test|tests|__tests__|fixtures?|docs?|examples?|benchmarks?|prebuilds|package-lock\.json|tsconfig\.json|eslint\.config\.[cm]?js|(test|bench|benchmark|example)[^/]*\.js|index\.html|favicon\.ico|CNAME|demo\.png|[^/]*\.sh|[^/]*\.(md|markdown|ts|map|gyp|gypi|cc|cpp|h|yml|yaml))$/i;
-const KEPT = /(^|\/)(LICEN[CS]E[^/]*|package\.json)$/i;
+// Each package's license text goes into the copyright file (metadata.mjs), not beside its code.
+const KEPT = /(^|\/)package\.json$/i;
+const LICENSE_FILE = /(^|\/)(licen[cs]e|copying)(\.(md|txt|markdown))?$/i;
 /** Per package: folders of sources and build products; the HCI module's own is compiled afresh. */
 const PRUNED_IN = {
   '@abandonware/noble': /^(lib\/(mac|win|webbluetooth|websocket|distributed)|build|src|assets|test[^/]*\.js|ws-slave\.js|with-[^/]*\.js)$/,
@@ -57,6 +59,7 @@ export function copyRuntimeModules(root, target, names = EXTERNAL) {
       filter: (file) => {
         const relative = path.relative(dir, file);
         if (relative === '' || KEPT.test(relative)) return true;
+        if (LICENSE_FILE.test(relative)) return false;
         if (PRUNED_IN[name]?.test(relative)) return false;
         return !PRUNED.test(relative) && !relative.startsWith('node_modules');
       },
