@@ -14,7 +14,7 @@ export type BleProbe = (hciDevice: number) => Promise<BleState>;
  * use, so there a missing or unusable adapter passes as skipped, with the reason; with `on` it fails.
  */
 export async function checkBle(config: Config, probe: BleProbe): Promise<CheckResult> {
-  if (config.ble === 'off') return off('ble', 'off (PANIC_PAIR_BLE=off)');
+  if (config.ble === 'off') return off('ble', 'off (PANIC_PAIR_BLE=off, or "ble": "off" in config.json)');
   if (config.bleReplay !== undefined) return checkReplay(config.bleReplay);
   const state = await probe(config.hciDevice);
   const adapter = `hci${config.hciDevice}`;
@@ -22,7 +22,7 @@ export async function checkBle(config: Config, probe: BleProbe): Promise<CheckRe
   const reason = state.reason ?? state.state;
   const problem = bleModuleProblemOf(reason);
   if (problem !== undefined) return checkModule(config, reason, bleModuleFix(problem));
-  if (config.ble === 'auto') return off('ble', `no usable adapter ${adapter} (${reason}); with PANIC_PAIR_BLE=auto the daemon runs without BLE`);
+  if (config.ble === 'auto') return off('ble', `no usable adapter ${adapter} (${reason}); with BLE on auto (PANIC_PAIR_BLE, "ble" in config.json) the daemon runs without BLE`);
   return fail('ble', `adapter ${adapter} cannot be used: ${reason}`, fixFor(state, config.hciDevice));
 }
 
@@ -30,8 +30,8 @@ function fixFor(state: BleState, hciDevice: number): string {
   const reason = state.reason ?? '';
   if (state.state === 'unauthorized') return 'run the check as root (sudo panic-pair check); the unit grants CAP_NET_RAW and CAP_NET_ADMIN';
   if (state.state === 'powered-off') return 'rfkill unblock bluetooth; bluetoothctl power on';
-  if (reason.startsWith('unsupported')) return 'use a hub with Bluetooth, or set PANIC_PAIR_BLE=off and pair over MQTT';
-  return `compare PANIC_PAIR_HCI_DEVICE (now ${hciDevice}) with \`bluetoothctl list\`, and check the adapter with \`bluetoothctl show\``;
+  if (reason.startsWith('unsupported')) return 'use a hub with Bluetooth, or turn BLE off (PANIC_PAIR_BLE=off, or "ble": "off" in config.json) and pair over MQTT';
+  return `compare PANIC_PAIR_HCI_DEVICE (now ${hciDevice}; "hciDevice" in config.json) with \`bluetoothctl list\`, and check the adapter with \`bluetoothctl show\``;
 }
 
 /**

@@ -86,7 +86,7 @@ describe('panic-pair check', () => {
     expect(line(result.stdout, 'API')).toBe(`PASS API            ${simulator.url} answered; the token is accepted`);
     expect(line(result.stdout, 'entitlement')).toBe('PASS entitlement    customer 42 holds an active subscription');
     expect(line(result.stdout, 'MQTT')).toMatch(new RegExp(`^PASS MQTT {11}connected to ${broker.url} as hub \\(MQTT (5|3\\.1\\.1)\\); subscribed to `));
-    expect(line(result.stdout, 'BLE')).toBe('SKIP BLE            off (PANIC_PAIR_BLE=off)');
+    expect(line(result.stdout, 'BLE')).toBe('SKIP BLE            off (PANIC_PAIR_BLE=off, or "ble": "off" in config.json)');
     expect(result.stdout.trim().split('\n').at(-1)).toBe('ready: every enabled check passed');
     // No store opened, no lock taken: the state dir was not even created.
     await expect(readdir(stateDir)).rejects.toMatchObject({ code: 'ENOENT' });

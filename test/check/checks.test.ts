@@ -55,7 +55,7 @@ describe('the BLE check', () => {
   const unauthorized: BleState = { state: 'unauthorized', reason: 'not permitted to open hci0' };
 
   it('off: skipped, passes', async () => {
-    expect(await checkBle(configOf({ PANIC_PAIR_BLE: 'off' }), probe(unauthorized))).toEqual(off('ble', 'off (PANIC_PAIR_BLE=off)'));
+    expect(await checkBle(configOf({ PANIC_PAIR_BLE: 'off' }), probe(unauthorized))).toEqual(off('ble', 'off (PANIC_PAIR_BLE=off, or "ble": "off" in config.json)'));
   });
 
   it('auto without a usable adapter: skipped with the reason, passes (the daemon runs without BLE)', async () => {
