@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTING_KEYS, SETTINGS, type Setting } from '../config/settings.js';
+import { packageVersion } from '../version.js';
 
 // The command table, loaded only when the arguments are not a shortcut (shortcut.ts): commander
 // and the settings table cost `panic-pair status` more than its own work on a Raspberry Pi. Each
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   };
   const program = new Command('panic-pair')
     .description('Pairs panic buttons found over BLE or MQTT with the hub\'s customer through panic-api v2')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 

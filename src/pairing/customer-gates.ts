@@ -58,7 +58,7 @@ export class CustomerGates {
     if (!members.some((member) => member.customerId === customerId)) {
       throw new PanicPairError(
         'not-entitled',
-        `customer ${customerId} is not in the household of customer ${hubId} (${members.map((m) => m.customerId).join(', ')}): no active subscription of customer ${hubId} names it; nothing was linked`,
+        `customer ${customerId} is not in the household of customer ${hubId} (${householdWords(members.map((m) => m.customerId), hubId)}): no active subscription of customer ${hubId} names it; nothing was linked`,
       );
     }
     try {
@@ -109,4 +109,9 @@ export class CustomerGates {
 
 function isKind(error: unknown, kind: PanicPairError['kind']): boolean {
   return error instanceof PanicPairError && error.kind === kind;
+}
+
+/** "customer 42 alone", or "customers 42, 77, 78". */
+function householdWords(members: number[], hubId: number): string {
+  return members.length <= 1 ? `customer ${hubId} alone` : `customers ${members.join(', ')}`;
 }

@@ -26,7 +26,11 @@ export class SightingWaiters {
         waiters.delete(resolveAndClean);
         if (waiters.size === 0 && this.#waiters.get(deviceId) === waiters) this.#waiters.delete(deviceId);
         // The time-out's own reason says only "not linked"; say which step ran out of time.
-        reject(reasonOf(signal, () => timedOut(deviceId, `button ${deviceId} was not seen`)));
+        reject(
+          reasonOf(signal, () =>
+            timedOut(deviceId, `button ${deviceId} was not seen in time: press it near the hub and pair again (panic-pair scan lists the buttons the hub hears)`),
+          ),
+        );
       };
       const resolveAndClean = (sighting: Sighting): void => {
         signal.removeEventListener('abort', onAbort);

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,16 @@ afterAll(async () => {
   await server?.close();
   await rm(dir, { recursive: true, force: true });
   await rm(emptyDir, { recursive: true, force: true });
+});
+
+describe('--version', () => {
+  it("prints the package's version and exits 0, with no daemon needed", async () => {
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag], { runtimeDir: emptyDir });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${version}\n` });
+    }
+  });
 });
 
 describe('reaching the daemon', () => {

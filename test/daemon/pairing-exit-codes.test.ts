@@ -105,7 +105,7 @@ describe('pair against an entitled customer', () => {
   it('exits 8 when the button is never seen within --timeout', async () => {
     const result = await hub.cli(['pair', 'EXIT8-NEVER', '--timeout', '2']);
     expect(result.code, result.stdout).toBe(8);
-    expect(result.stderr).toContain('button EXIT8-NEVER was not seen');
+    expect(result.stderr).toContain('button EXIT8-NEVER was not seen in time: press it near the hub and pair again');
     expect(postsFor(hub, 'EXIT8-NEVER')).toBe(0);
     expect((await hub.devices()).map((device) => device.deviceId)).not.toContain('EXIT8-NEVER');
   });
