@@ -114,6 +114,9 @@ place(`${doc}/copyright`, copyrightFile(bundle.metafile, [...copied, path.relati
 place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
 place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
 place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));
+// Every setting, with its variable and config.json key, and an example file to start from.
+place(`${doc}/settings.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'config', 'README.md')), { level: 9 }));
+place(`${doc}/examples/config.example.json`, readFileSync(path.join(ROOT, 'config', 'config.example.json')));
 execFileSync('chmod', ['-R', 'u=rwX,go=rX', stage]);
 // npm packages ship stray executable bits (a LICENSE, a library file); only the command runs.
 execFileSync('find', [path.join(lib, 'node_modules'), '-type', 'f', '-exec', 'chmod', '0644', '{}', '+']);
