@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PanicPairError } from '../errors.js';
 import type { FaultPlan } from './faults.js';
-import { readBody, sendJson } from './http-io.js';
+import { readBody, sendJson } from '../http/json-io.js';
 import type { StatsCounter } from './stats.js';
 
 // Test controls under /__simulator/: not part of panic-api v2, no token needed. They exist so a

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Fault } from './faults.js';
-import { pause, sendJson, sendText } from './http-io.js';
+import { sendJson, sendText } from '../http/json-io.js';
+import { pause } from './http-io.js';
 import type { Reply } from './api-routes.js';
 
 // How a fault bends an answer. Some faults replace the answer before the API does anything (a 5xx,

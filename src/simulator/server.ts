@@ -5,7 +5,8 @@ import { answerLink, answerSubscriptions, matchApiRoute, type ApiState } from '.
 import { answerControl, CONTROL_PREFIX } from './control.js';
 import { answerWithFault, deliver, replacesAnswer } from './fault-delivery.js';
 import { FaultPlan, type Fault, type Faults } from './faults.js';
-import { pause, pauseUntil, readBody, sendJson } from './http-io.js';
+import { readBody, sendJson } from '../http/json-io.js';
+import { pause, pauseUntil } from './http-io.js';
 import { checkLinkBody } from './link-body.js';
 import { customersOf, DEFAULT_SEED, type Seed } from './seed.js';
 import { StatsCounter, type SimulatorStats } from './stats.js';

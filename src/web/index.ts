@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { WebConfig, WebSecrets } from '../config/web.js';
 import { PanicPairError, messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import { readBody, sendJson } from '../simulator/http-io.js';
+import { readBody, sendJson } from '../http/json-io.js';
 import { PageActivity } from './activity.js';
 import { loadAssets, type Asset } from './assets.js';
 import { allowedHost, sameOrigin, setSecurityHeaders } from './guards.js';

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkRequest } from '../control/requests.js';
 import { PanicPairError, messageOf } from '../errors.js';
-import { readBody, sendJson } from '../simulator/http-io.js';
+import { readBody, sendJson } from '../http/json-io.js';
 import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
 import type { PageHandlers } from './port.js';
 
