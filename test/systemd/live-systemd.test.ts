@@ -125,6 +125,8 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     // check, run by root from a shell (no credentials directory), finds the code as the unit does.
     const check = await box.run(['panic-pair', 'check']);
     expect(check.stdout).toMatch(new RegExp(`^PASS page .*127\\.0\\.0\\.1:${page.port}`, 'm'));
+    // And it finds the unit's daemon in /run/panic-pair, to ask which publishes the broker refused.
+    expect(check.stdout).toMatch(/^PASS MQTT .*; the running daemon's publishes are accepted$/m);
   });
 
   it('pairs a button announced over MQTT through the control socket, and keeps the store private', async () => {
