@@ -37,7 +37,17 @@ export function controlFile({ version, arch, libraries, installedKiB }) {
   ].join('\n')}\n`;
 }
 
-/** The source unit, with the package's paths and one addition: it waits for its token. */
+/**
+ * What the package's unit hands the daemon as its installer code while /etc/panic-pair/installer-code
+ * does not exist (systemd's SetCredential= is LoadCredential='s fallback). The daemon refuses it by
+ * name, saying where the code goes: src/config/web.ts, UNIT_CODE_PLACEHOLDER.
+ */
+export const UNIT_CODE_PLACEHOLDER = 'panic-pair-no-installer-code-yet';
+
+/**
+ * The source unit, with the package's paths and two additions: it waits for its token, and it
+ * hands over the installer's page code as a credential (install.sh writes a drop-in for that).
+ */
 export function unitFile(source) {
   const unit = source
     .replace(/^# panic-pair: .*\n# .*\n/, '# panic-pair: the pairing daemon on a home hub, from the panic-pair Debian package.\n# Settings: /etc/panic-pair/config.json and /etc/panic-pair/api-token; see install.md.gz.\n')
@@ -46,8 +56,20 @@ export function unitFile(source) {
     .replace(
       /^(StartLimitBurst=.*)$/m,
       '$1\n# Installed before it is configured: it starts once the token is in place\n# (then `systemctl restart panic-pair`); until then `panic-pair check` says what is missing.\nConditionPathExists=/etc/panic-pair/api-token',
+    )
+    .replace(
+      /^(LoadCredential=api-token:.*)$/m,
+      [
+        '$1',
+        "# The installer's page (webListen in config.json) reads its code from /etc/panic-pair/installer-code",
+        "# (one line, root's, 0600), handed over as a private copy. Until that file exists the credential",
+        '# holds a placeholder, which the page refuses, saying where the code goes.',
+        'LoadCredential=installer-code:/etc/panic-pair/installer-code',
+        `SetCredential=installer-code:${UNIT_CODE_PLACEHOLDER}`,
+        'Environment=PANIC_PAIR_WEB_CODE_FILE=%d/installer-code',
+      ].join('\n'),
     );
-  if (unit.includes('/opt/panic-pair') || !unit.includes('ConditionPathExists=')) {
+  if (unit.includes('/opt/panic-pair') || !unit.includes('ConditionPathExists=') || !unit.includes('LoadCredential=installer-code:')) {
     throw new Error('systemd/panic-pair.service changed: adapt packaging/deb/metadata.mjs to it');
   }
   return unit;

@@ -1,24 +1,40 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import { GuardedFileError } from '../config/file-access.js';
 import { SETTINGS } from '../config/settings.js';
-import { readWebSecrets, type WebConfig } from '../config/web.js';
+import { readWebSecrets, UNIT_CODE_FILE, type WebConfig } from '../config/web.js';
 import { messageOf } from '../errors.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
-/** What install.sh --web-code-file installs and its drop-in loads as the credential installer-code. */
-export const UNIT_CODE_FILE = '/etc/panic-pair/installer-code';
+export { UNIT_CODE_FILE };
 
 const CODE_ENV = SETTINGS.webCodeFile.env;
 
+/** The Debian package's unit, which always hands over the code (a placeholder until the file exists). */
+const PACKAGE_UNIT = '/usr/lib/systemd/system/panic-pair.service';
+
 /**
- * The environment `check` loads its settings from. Under the unit, install.sh's drop-in sets
- * PANIC_PAIR_WEB_CODE_FILE=%d/installer-code whenever the unit's code file exists; a shell sees
- * neither, so that file stands in for the credential, as the daemon will get it.
+ * The environment `check` loads its settings from. Under the unit, PANIC_PAIR_WEB_CODE_FILE is
+ * %d/installer-code: set by install.sh's drop-in whenever the unit's code file exists, and by the
+ * package's unit always. A shell sees neither, so that file stands in for the credential, as the
+ * daemon will get it, and a missing one is named as the daemon will name it.
  */
-export function withUnitCodeFile(env: NodeJS.ProcessEnv, unitCodeFile: string = UNIT_CODE_FILE): NodeJS.ProcessEnv {
-  if (env[CODE_ENV] !== undefined || env.CREDENTIALS_DIRECTORY !== undefined || !existsSync(unitCodeFile)) return env;
+export function withUnitCodeFile(
+  env: NodeJS.ProcessEnv,
+  unitCodeFile: string = UNIT_CODE_FILE,
+  packageUnit: string = PACKAGE_UNIT,
+): NodeJS.ProcessEnv {
+  if (env[CODE_ENV] !== undefined || env.CREDENTIALS_DIRECTORY !== undefined) return env;
+  if (!existsSync(unitCodeFile) && !unitHandsOverCode(packageUnit)) return env;
   return { ...env, [CODE_ENV]: unitCodeFile };
+}
+
+function unitHandsOverCode(unit: string): boolean {
+  try {
+    return readFileSync(unit, 'utf8').includes('LoadCredential=installer-code:');
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -39,6 +55,9 @@ export function checkPage(config: Config): CheckResult {
 
 function failureOf(web: WebConfig, error: unknown): CheckResult {
   const detail = error instanceof GuardedFileError ? error.problem : messageOf(error);
+  if (web.codeFile === UNIT_CODE_FILE && !existsSync(UNIT_CODE_FILE)) {
+    return fail('page', `the installer's page is on, and its code file ${UNIT_CODE_FILE} does not exist`, `write the installer code (one line, at least 6 characters) to ${UNIT_CODE_FILE}, chmod 600 ${UNIT_CODE_FILE}, then: sudo systemctl restart panic-pair`);
+  }
   if (error instanceof GuardedFileError && error.fix !== undefined) return fail('page', detail, error.fix);
   if (/permission denied/.test(detail)) return fail('page', detail, 'run the check as root: sudo panic-pair check');
   if (detail.startsWith(CODE_ENV)) {

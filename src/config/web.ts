@@ -43,10 +43,24 @@ export function listenAddress(form: string) {
 const MAX_CODE_BYTES = 1024;
 const MIN_CODE_LENGTH = 6;
 
+/** Where the installer code lives on a hub: install.sh's drop-in and the package's unit hand it over. */
+export const UNIT_CODE_FILE = '/etc/panic-pair/installer-code';
+/**
+ * What the Debian package's unit hands over while UNIT_CODE_FILE does not exist (SetCredential=
+ * as LoadCredential='s fallback; packaging/deb/metadata.mjs): never a code, always refused.
+ */
+export const UNIT_CODE_PLACEHOLDER = 'panic-pair-no-installer-code-yet';
+
 /** Reads the installer code (and the TLS pair) now, so a bad file stops start-up with exit 2. */
 export function readWebSecrets(web: WebConfig): WebSecrets {
   const codeEnv = SETTINGS.webCodeFile.env;
   const code = readSecretFile(web.codeFile, codeEnv, MAX_CODE_BYTES).trim();
+  if (code === UNIT_CODE_PLACEHOLDER) {
+    throw new PanicPairError(
+      'config',
+      `${codeEnv}: the installer's page is on (${SETTINGS.webListen.env}) but has no installer code: write it, one line of at least ${MIN_CODE_LENGTH} characters, to ${UNIT_CODE_FILE} (chmod 600), then restart: sudo systemctl restart panic-pair`,
+    );
+  }
   if (code.length < MIN_CODE_LENGTH || /[\u0000-\u001f\u007f]/.test(code)) {
     throw new PanicPairError(
       'config',

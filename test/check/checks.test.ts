@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBle } from '../../src/check/ble-check.js';
+import { withUnitCodeFile } from '../../src/check/page-check.js';
 import { renderReport, runChecks, type CheckName } from '../../src/check/index.js';
 import { reportOf, fail, off, pass } from '../../src/check/result.js';
 import { checkToken } from '../../src/check/token-check.js';
@@ -124,6 +125,15 @@ describe('the page check outside the unit', () => {
     const unitCodeFile = join(dir, 'unit-installer-code');
     await writeFile(unitCodeFile, 'unit-code-5h2k9q\n', { mode: 0o600 });
     expect(await checkOf(unitCodeFile, 'page')).toEqual(pass('page', `HTTP on [::1]:8443; installer code in ${unitCodeFile}, readable by its owner only`));
+  });
+
+  it("under the Debian package's unit, which always hands the code over, a missing code file is named as the daemon names it", async () => {
+    const packageUnit = join(dir, 'panic-pair.service');
+    await writeFile(packageUnit, '[Service]\nLoadCredential=installer-code:/etc/panic-pair/installer-code\n');
+    const absent = join(dir, 'absent-installer-code');
+    expect(withUnitCodeFile({}, absent, packageUnit)).toEqual({ PANIC_PAIR_WEB_CODE_FILE: absent });
+    expect(withUnitCodeFile({}, absent, join(dir, 'no-such.service'))).toEqual({});
+    expect(withUnitCodeFile({ CREDENTIALS_DIRECTORY: '/run/credentials/x' }, absent, packageUnit)).toEqual({ CREDENTIALS_DIRECTORY: '/run/credentials/x' });
   });
 
   it('with neither, the configuration fails naming PANIC_PAIR_WEB_CODE_FILE', async () => {

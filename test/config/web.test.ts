@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readWebSecrets } from '../../src/config/web.js';
+import { readWebSecrets, UNIT_CODE_FILE, UNIT_CODE_PLACEHOLDER } from '../../src/config/web.js';
 import { configError, Scratch } from './fixture.js';
 
 const scratch = new Scratch();
@@ -50,5 +50,17 @@ describe("the installer's page settings", () => {
     );
     const short = scratch.file('code-short', 'abc', 0o600);
     expect(configError(() => readWebSecrets({ host: '0.0.0.0', port: 8080, codeFile: short })).message).toMatch(/at least 6 characters/);
+  });
+
+  it("refuses the Debian unit's placeholder, saying where the code goes", async () => {
+    const placeholder = scratch.file('code-placeholder', `${UNIT_CODE_PLACEHOLDER}\n`, 0o600);
+    const error = configError(() => readWebSecrets({ host: '0.0.0.0', port: 8080, codeFile: placeholder }));
+    expect(error.message).toBe(
+      `PANIC_PAIR_WEB_CODE_FILE: the installer's page is on (PANIC_PAIR_WEB_LISTEN) but has no installer code: write it, one line of at least 6 characters, to ${UNIT_CODE_FILE} (chmod 600), then restart: sudo systemctl restart panic-pair`,
+    );
+    // The package's unit hands over this very text while the code file does not exist.
+    const metadata = '../../packaging/deb/metadata.mjs';
+    const { UNIT_CODE_PLACEHOLDER: packaged } = (await import(metadata)) as { UNIT_CODE_PLACEHOLDER: string };
+    expect(packaged).toBe(UNIT_CODE_PLACEHOLDER);
   });
 });

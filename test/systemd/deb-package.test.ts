@@ -11,16 +11,19 @@ import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { findExecutable } from '../support/installed.js';
+import { freePort } from '../support/loopback.mjs';
 import { waitFor } from '../support/wait.js';
+import { rawRequest, signIn } from '../support/web-page.js';
 
 // The Debian package as a hub gets it: `npm run deb -- --arch amd64` built twice (the second a
 // higher version), installed with apt in Debian 13 (trixie, its own nodejs 20.19) booted under
 // systemd by systemd-nspawn, with no compiler, no npm and no network beyond the host's loopback
-// (the API simulator and mosquitto). Install, configure as CONTRACT 13 says, READY, a pairing, an
-// upgrade with a link in flight, remove, purge. Skips, saying why, where containers cannot run.
+// (the API simulator and mosquitto). Install, configure as CONTRACT 13 says, READY, a pairing, the
+// installer's page turned on, an upgrade with a link in flight, remove, purge. Skips, saying why, where containers cannot run.
 
 const RECIPE = { suite: 'deb-package', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs'] };
 const TOKEN = 'deb-token-5e2b7c91d4';
+const INSTALLER_CODE = 'deb-hub-label-7319';
 const CUSTOMER_ID = 42;
 const UNIT = 'panic-pair.service';
 const STEP_MS = 60_000;
@@ -117,6 +120,31 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect((await box.check(['panic-pair', 'check'])).trim().split('\n').at(-1)).toBe('ready: every enabled check passed');
   });
 
+  it("turns the installer's page on as docs/install.md says: webListen, the code file, a restart", async () => {
+    const port = await freePort();
+    const config = JSON.parse(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')) as Record<string, unknown>;
+    await writeFile(inside('/etc/panic-pair/config.json'), `${JSON.stringify({ ...config, webListen: `127.0.0.1:${port}` }, null, 2)}\n`);
+    // Before the code file exists, check names it: the unit hands the daemon a placeholder until then.
+    const before = await box.run(['panic-pair', 'check']);
+    expect(before.code).toBe(1);
+    expect(before.stdout).toMatch(
+      /^FAIL page .*\/etc\/panic-pair\/installer-code does not exist — fix: write the installer code .* to \/etc\/panic-pair\/installer-code, chmod 600 .*systemctl restart panic-pair$/m,
+    );
+    await writeFile(inside('/etc/panic-pair/installer-code'), `${INSTALLER_CODE}\n`, { mode: 0o600 });
+    await box.check(['systemctl', 'restart', UNIT]);
+    const page = { code: INSTALLER_CODE, port, origin: `http://127.0.0.1:${port}`, env: {} };
+    expect(await signIn(page)).toMatch(/=/);
+    const wrong = await rawRequest(port, {
+      method: 'POST',
+      path: '/login',
+      headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ code: 'not-the-code' }).toString(),
+    });
+    expect(wrong.status).toBe(401);
+    const after = await box.run(['panic-pair', 'check']);
+    expect(after.stdout.split('\n'), after.stdout).toContain(`PASS page           HTTP on 127.0.0.1:${port}; installer code in /etc/panic-pair/installer-code, readable by its owner only`);
+  });
+
   it('an upgrade keeps settings and store, restarts the daemon, and loses no link in flight', async () => {
     const settings = readFileSync(inside('/etc/panic-pair/config.json'), 'utf8');
     const { MainPID } = await show('MainPID');
@@ -135,6 +163,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect((await box.check(['dpkg-query', '-W', '-f', '${Version}', 'panic-pair'])).trim()).toBe(UPGRADE);
     expect(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')).toBe(settings);
     expect(readFileSync(inside('/etc/panic-pair/api-token'), 'utf8')).toBe(`${TOKEN}\n`);
+    expect(readFileSync(inside('/etc/panic-pair/installer-code'), 'utf8')).toBe(`${INSTALLER_CODE}\n`);
     await waitFor(async () => ((await devices()).every((device) => device.state === 'linked') ? true : undefined), {
       what: 'every record linked after the upgrade',
       timeoutMs: STEP_MS,
