@@ -57,7 +57,13 @@ export class BackgroundRetries {
       this.#logger.warn({ deviceId, pending: this.#pending.size }, 'too many failed links waiting; this one is retried only when asked again');
       return;
     }
-    const attempt = (previous?.attempt ?? 0) + 1;
+    // A link tried again before its timer fired (`pair` through an outage tries every few
+    // seconds) replaces that timer, at the same step of the backoff: a timer left behind would
+    // start a job of its own, out of `cancel`'s (a `forget`'s) reach, and the installer's tries
+    // must not push the hub's next one minutes away. Only a retry of the hub's own steps it up.
+    const foreground = previous?.timer !== undefined;
+    if (previous?.timer) clearTimeout(previous.timer);
+    const attempt = (previous?.attempt ?? 0) + (foreground ? 0 : 1);
     const delay = retryDelay({ retry: attempt, now: this.#clock(), random: Math.random, policy: this.#policy });
     const entry: Pending = { attempt, timer: undefined };
     entry.timer = setTimeout(() => {
