@@ -12,6 +12,8 @@ export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
 
 export interface PhoneBrowser {
   page: Page;
+  /** Opens the page at `origin`, signs in with `code`, and waits until it says Live. */
+  signIn(origin: string, code: string, wait: { timeout: number }): Promise<void>;
   /** Saves a full-page screenshot as test-artifacts/web/<name>.png. */
   screenshot(name: string): Promise<void>;
   close(): Promise<void>;
@@ -32,6 +34,12 @@ export async function openPhone(): Promise<PhoneBrowser> {
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     page,
+    signIn: async (origin, code, wait) => {
+      await page.goto(origin);
+      await page.getByLabel('Installer code').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#live').filter({ hasText: 'Live' }).waitFor(wait);
+    },
     screenshot: async (name) => {
       // From the top, so the sticky header sits where a phone shows it.
       await page.evaluate('window.scrollTo(0, 0)');

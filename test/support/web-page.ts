@@ -82,15 +82,20 @@ export function rawRequest(port: number, options: RawRequest = {}): Promise<RawR
   });
 }
 
-/** Signs in and returns the session cookie (name=value). */
-export async function signIn(page: PageSettings, https = false): Promise<string> {
-  const reply = await rawRequest(page.port, {
+/** The sign-in form sent with `code`, from the page's own origin. */
+export function postCode(page: Pick<PageSettings, 'port' | 'origin'>, code: string, https = false): Promise<RawReply> {
+  return rawRequest(page.port, {
     method: 'POST',
     path: '/login',
     https,
     headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ code: page.code }).toString(),
+    body: new URLSearchParams({ code }).toString(),
   });
+}
+
+/** Signs in and returns the session cookie (name=value). */
+export async function signIn(page: PageSettings, https = false): Promise<string> {
+  const reply = await postCode(page, page.code, https);
   const cookie = [reply.headers['set-cookie'] ?? []].flat()[0];
   if (reply.status !== 303 || cookie === undefined) throw new Error(`sign-in failed: ${reply.status} ${reply.body}`);
   return cookie.split(';')[0] ?? '';

@@ -13,7 +13,7 @@ import { bootOrReason, type Container } from '../support/container.js';
 import { findExecutable } from '../support/installed.js';
 import { freePort } from '../support/loopback.mjs';
 import { waitFor } from '../support/wait.js';
-import { rawRequest, signIn } from '../support/web-page.js';
+import { postCode, signIn } from '../support/web-page.js';
 
 // The Debian package as a hub gets it: `npm run deb -- --arch amd64` built twice (the second a
 // higher version), installed with apt in Debian 13 (trixie, its own nodejs 20.19) booted under
@@ -134,13 +134,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     await box.check(['systemctl', 'restart', UNIT]);
     const page = { code: INSTALLER_CODE, port, origin: `http://127.0.0.1:${port}`, env: {} };
     expect(await signIn(page)).toMatch(/=/);
-    const wrong = await rawRequest(port, {
-      method: 'POST',
-      path: '/login',
-      headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ code: 'not-the-code' }).toString(),
-    });
-    expect(wrong.status).toBe(401);
+    expect((await postCode(page, 'not-the-code')).status).toBe(401);
     const after = await box.run(['panic-pair', 'check']);
     expect(after.stdout.split('\n'), after.stdout).toContain(`PASS page           HTTP on 127.0.0.1:${port}; installer code in /etc/panic-pair/installer-code, readable by its owner only`);
   });

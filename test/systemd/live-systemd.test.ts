@@ -13,7 +13,7 @@ import { bootOrReason, TEST_CACHE_DIR, type Container } from '../support/contain
 import { freePort } from '../support/loopback.mjs';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
-import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
+import { postCode, signIn, type PageSettings } from '../support/web-page.js';
 
 // The installed unit under a real systemd: Debian 12 (bookworm, what Raspberry Pi OS is built on)
 // booted in a container by systemd-nspawn, the package installed by systemd/install.sh, then what
@@ -115,13 +115,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     // systemd made in $CREDENTIALS_DIRECTORY, which the drop-in names with %d.
     expect(readFileSync(inside(`/etc/systemd/system/${UNIT}.d/installer-code.conf`), 'utf8')).toContain('PANIC_PAIR_WEB_CODE_FILE=%d/installer-code');
     expect(await signIn(page)).toMatch(/=/);
-    const wrong = await rawRequest(page.port, {
-      method: 'POST',
-      path: '/login',
-      headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ code: 'not-the-code' }).toString(),
-    });
-    expect(wrong.status).toBe(401);
+    expect((await postCode(page, 'not-the-code')).status).toBe(401);
     // check, run by root from a shell (no credentials directory), finds the code as the unit does.
     const check = await box.run(['panic-pair', 'check']);
     expect(check.stdout).toMatch(new RegExp(`^PASS page .*127\\.0\\.0\\.1:${page.port}`, 'm'));

@@ -2,7 +2,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
-import { pageSettings, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
+import { pageSettings, postCode, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 
 // The page's guards over raw HTTP, against a real daemon (CONTRACT 11).
 
@@ -108,9 +108,7 @@ describe("the installer's page", () => {
   });
 
   it('sets a session cookie that scripts cannot read and cross-site requests do not carry', async () => {
-    const reply = await rawRequest(page.port, {
-      method: 'POST', path: '/login', headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${page.code}`,
-    });
+    const reply = await postCode(page, page.code);
     expect(reply.status).toBe(303);
     expect(reply.headers.location).toBe('/');
     const cookie = String([reply.headers['set-cookie']].flat()[0]);
@@ -173,10 +171,7 @@ describe("the installer's page", () => {
   });
 
   it('answers 429 for a minute after five wrong codes from one address, the right code included, and logs each attempt', async () => {
-    const attempt = (code: string) =>
-      rawRequest(page.port, {
-        method: 'POST', path: '/login', headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code }).toString(),
-      });
+    const attempt = (code: string) => postCode(page, code);
     for (let i = 0; i < 5; i++) expect((await attempt(`guess-${i}`)).status).toBe(401);
     const blocked = await attempt(page.code);
     expect(blocked.status).toBe(429);

@@ -26,10 +26,7 @@ describe.skipIf(!refused)('the page on a hub without Bluetooth', () => {
     const settings = await pageSettings();
     hubs.push(await startHarness({ env: { ...settings.env, PANIC_PAIR_BLE: ble } }));
     const { page } = phone;
-    await page.goto(settings.origin);
-    await page.getByLabel('Installer code').fill(settings.code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#live').filter({ hasText: 'Live' }).waitFor(WAIT);
+    await phone.signIn(settings.origin, settings.code, WAIT);
     const fact = page.locator('#health-facts dt', { hasText: 'Bluetooth' }).locator('xpath=following-sibling::dd[1]');
     await fact.filter({ hasText: 'unavailable' }).or(fact.filter({ hasText: 'no adapter' })).waitFor(WAIT);
     return { summary: (await page.locator('#health-summary').textContent()) ?? '', fact: (await fact.textContent()) ?? '' };

@@ -29,10 +29,7 @@ const WAIT_UI = { timeout: 30_000 };
 describe('the page while the panic-api is down', () => {
   it('shows each wait of a pairing as text, then the link once the API is back', { timeout: 120_000 }, async () => {
     const { page } = phone;
-    await page.goto(settings.origin);
-    await page.getByLabel('Installer code').fill(settings.code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('#live').filter({ hasText: 'Live' }).waitFor(WAIT_UI);
+    await phone.signIn(settings.origin, settings.code, WAIT_UI);
 
     await harness.announceSeen('OUTAGE1');
     const bringBack = await harness.takeApiDown();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../support/binary.js';
 import { startHarness } from '../support/daemon-harness.js';
-import { pageSettings, rawRequest, signIn } from '../support/web-page.js';
+import { pageSettings, postCode, rawRequest, signIn } from '../support/web-page.js';
 
 // `panic-pair run` with the page on: exit 2 naming the setting for a missing or loose code file;
 // HTTPS with a certificate and key, and its cookie then marked Secure.
@@ -55,10 +55,7 @@ describe('`run` with the page on', () => {
       const home = await rawRequest(page.port, { https: true });
       expect(home.status).toBe(200);
       expect(home.body).toContain('Installer code');
-      const reply = await rawRequest(page.port, {
-        method: 'POST', path: '/login', https: true,
-        headers: { origin: page.origin, 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${page.code}`,
-      });
+      const reply = await postCode(page, page.code, true);
       expect(String([reply.headers['set-cookie']].flat()[0])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
       const cookie = await signIn(page, true);
       expect((await rawRequest(page.port, { https: true, headers: { cookie } })).body).toContain('Button ID');
