@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
 import { brokerAddress } from '../mqtt/broker-address.js';
 import { subackCode } from '../mqtt/broker-answers.js';
-import { refusesVersion } from '../mqtt/protocol-fallback.js';
+import { watchProtocol } from '../mqtt/protocol-fallback.js';
 
 // What `check` asks the broker, with the daemon's credentials and without its side effects (no
 // `online`, no will, nothing published): does it accept the login, which protocol does it speak,
@@ -24,14 +24,14 @@ export type ProbeOutcome =
 /** Connects speaking MQTT 5, and 3.1.1 when the broker refuses 5, as the daemon does. */
 export async function probeBroker(settings: ProbeSettings): Promise<ProbeOutcome> {
   const five = await attempt(settings, 5);
-  if (five.ok) return five;
-  // Refused in words, or (an old broker) closed after CONNECT with neither an answer nor an error.
-  const closedUnanswered = five.error === undefined && five.closedByBroker === true;
-  if (!refusesVersion(five.error) && !closedUnanswered) return five;
+  if (five.ok || five.refusedFive !== true) return five;
   return attempt(settings, 4);
 }
 
-async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise<ProbeOutcome & { closedByBroker?: boolean }> {
+/** An outcome, and for MQTT 5 whether the broker refused that version. */
+type Attempt = ProbeOutcome & { refusedFive?: boolean };
+
+async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise<Attempt> {
   const { connect } = await import('../mqtt/library.js');
   const client = connect({
     ...brokerAddress(settings.url),
@@ -45,21 +45,21 @@ async function attempt(settings: ProbeSettings, protocolVersion: 4 | 5): Promise
     ca: settings.ca,
     rejectUnauthorized: true,
   });
+  // Whether the broker refused MQTT 5 (in words, or an old broker's close with no answer) is the
+  // daemon's own rule; its listeners come first, so they have decided before `close` settles here.
+  let refusedFive = false;
+  if (protocolVersion === 5) watchProtocol(client, () => (refusedFive = true));
   try {
-    const connected = await new Promise<{ ok: true } | { ok: false; error?: Error; closedByBroker?: boolean }>((resolve) => {
+    const connected = await new Promise<{ ok: true } | Attempt>((resolve) => {
       let lastError: Error | undefined;
-      let closedByBroker = false;
       const timer = setTimeout(() => resolve({ ok: false }), settings.timeoutMs + 1_000);
-      const done = (result: { ok: true } | { ok: false; error?: Error; closedByBroker?: boolean }): void => {
+      const done = (result: { ok: true } | Attempt): void => {
         clearTimeout(timer);
         resolve(result);
       };
-      client.on('packetsend', (packet) => {
-        if (packet.cmd === 'connect') client.stream?.once('end', () => (closedByBroker = true));
-      });
       client.once('connect', () => done({ ok: true }));
       client.on('error', (error) => (lastError = error));
-      client.once('close', () => done({ ok: false, error: lastError, closedByBroker }));
+      client.once('close', () => done({ ok: false, error: lastError, refusedFive }));
     });
     if (!connected.ok) return connected;
     const granted: Array<{ filter: string; code: number }> = [];

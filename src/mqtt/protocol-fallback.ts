@@ -11,7 +11,7 @@ import { errorCodeOf } from '../errors.js';
 const VERSION_REFUSED = new Set<unknown>([1, 0x84]);
 
 /** The broker's answer refuses the protocol version asked for. */
-export function refusesVersion(error: unknown): boolean {
+function refusesVersion(error: unknown): boolean {
   return VERSION_REFUSED.has(errorCodeOf(error));
 }
 

@@ -1,4 +1,4 @@
-import { reasonWords } from './broker-answers.js';
+import { isRefusal, reasonWords } from './broker-answers.js';
 
 // What the broker refused, kept until it grants or accepts it: a refused subscription leaves the
 // hub deaf on that filter, a refused retained publish leaves subscribers without the hub's state.
@@ -30,7 +30,7 @@ export class BrokerRefusals {
 
   /** The broker's answer to a subscription; returns the reason when it refused. */
   subscriptionAnswered(filter: string, code: number, protocolVersion: 4 | 5): string | undefined {
-    if (code < 0x80) {
+    if (!isRefusal(code)) {
       if (this.#subscriptions.delete(filter)) this.#changed();
       return undefined;
     }
@@ -58,17 +58,9 @@ export class BrokerRefusals {
     return [...this.#subscriptions.keys()];
   }
 
-  isRefused(filter: string): boolean {
-    return this.#subscriptions.has(filter);
-  }
-
   /** The refused publishes to try again, latest payload per topic. */
   pendingPublishes(): Array<{ topic: string; payload: string }> {
     return [...this.#publishes].map(([topic, entry]) => ({ topic, payload: entry.payload }));
-  }
-
-  any(): boolean {
-    return this.#subscriptions.size > 0 || this.#publishes.size > 0;
   }
 
   report(): RefusalReport {
