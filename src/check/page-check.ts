@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Config } from '../config/index.js';
 import { GuardedFileError } from '../config/file-access.js';
 import { SETTINGS } from '../config/settings.js';
-import { readWebSecrets, UNIT_CODE_FILE, type WebConfig } from '../config/web.js';
+import { listenText, MIN_CODE_LENGTH, readWebSecrets, UNIT_CODE_FILE, type WebConfig } from '../config/web.js';
 import { messageOf } from '../errors.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
@@ -50,13 +50,13 @@ export function checkPage(config: Config): CheckResult {
     return { ...failureOf(web, error), readAtStart: true };
   }
   const scheme = web.tls === undefined ? 'HTTP' : 'HTTPS';
-  return pass('page', `${scheme} on ${address(web)}; installer code in ${web.codeFile}, readable by its owner only`);
+  return pass('page', `${scheme} on ${listenText(web.host, web.port)}; installer code in ${web.codeFile}, readable by its owner only`);
 }
 
 function failureOf(web: WebConfig, error: unknown): CheckResult {
   const detail = error instanceof GuardedFileError ? error.problem : messageOf(error);
   if (web.codeFile === UNIT_CODE_FILE && !existsSync(UNIT_CODE_FILE)) {
-    return fail('page', `the installer's page is on, and its code file ${UNIT_CODE_FILE} does not exist`, `write the installer code (one line, at least 6 characters) to ${UNIT_CODE_FILE}, chmod 600 ${UNIT_CODE_FILE}, then: sudo systemctl restart panic-pair`);
+    return fail('page', `the installer's page is on, and its code file ${UNIT_CODE_FILE} does not exist`, `write the installer code (one line, at least ${MIN_CODE_LENGTH} characters) to ${UNIT_CODE_FILE}, chmod 600 ${UNIT_CODE_FILE}, then: sudo systemctl restart panic-pair`);
   }
   if (error instanceof GuardedFileError && error.fix !== undefined) return fail('page', detail, error.fix);
   if (/permission denied/.test(detail)) return fail('page', detail, 'run the check as root: sudo panic-pair check');
@@ -68,8 +68,4 @@ function failureOf(web: WebConfig, error: unknown): CheckResult {
     );
   }
   return fail('page', detail, `set ${SETTINGS.webCertFile.env} and ${SETTINGS.webKeyFile.env} to a readable PEM certificate and its key, or unset both for HTTP`);
-}
-
-function address(web: WebConfig): string {
-  return web.host.includes(':') ? `[${web.host}]:${web.port}` : `${web.host}:${web.port}`;
 }

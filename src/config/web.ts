@@ -18,6 +18,11 @@ export interface WebConfig {
   tls?: { certFile: string; keyFile: string };
 }
 
+/** Where the page listens, as a URL writes it: `0.0.0.0:8080`, `[::]:8080`. */
+export function listenText(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 export interface WebSecrets {
   code: Secret;
   tls?: { cert: string; key: string };
@@ -41,7 +46,7 @@ export function listenAddress(form: string) {
 }
 
 const MAX_CODE_BYTES = 1024;
-const MIN_CODE_LENGTH = 6;
+export const MIN_CODE_LENGTH = 6;
 
 /** Where the installer code lives on a hub: install.sh's drop-in and the package's unit hand it over. */
 export const UNIT_CODE_FILE = '/etc/panic-pair/installer-code';

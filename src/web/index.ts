@@ -4,7 +4,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { hostname } from 'node:os';
-import type { WebConfig, WebSecrets } from '../config/web.js';
+import { listenText, type WebConfig, type WebSecrets } from '../config/web.js';
 import { PanicPairError, messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { readBody, sendJson } from '../http/json-io.js';
@@ -133,8 +133,7 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
   await listen(server, config);
   const bound = server.address();
   const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;
-  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `${scheme}://${shownHost}:${port}`;
+  const url = `${scheme}://${listenText(config.host, port)}`;
   logger.info({ url }, "installer's page listening");
 
   return {

@@ -3,6 +3,7 @@
 // from a dead connection. A whole snapshot each time rather than deltas: a phone that reconnects
 // never pieces together stale parts, and a hub has few buttons.
 import type { ServerResponse } from 'node:http';
+import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { PageActivity } from './activity.js';
 import type { HouseholdMember, PageHandlers } from './port.js';
@@ -44,7 +45,7 @@ export class LiveChannel {
         this.#household = members;
         this.changed();
       },
-      (error: unknown) => this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'page: the household could not be asked'),
+      (error: unknown) => this.logger.warn({ err: messageOf(error) }, 'page: the household could not be asked'),
     );
   }
 
