@@ -25,7 +25,8 @@ let builtAt: number | null | undefined;
  * undefined when unknown (run from the sources). Read once.
  */
 export function buildTime(): number | undefined {
-  builtAt ??= readBuildTime();
+  // null: read, and unknown; `??=` would read the missing file again at every status.
+  if (builtAt === undefined) builtAt = readBuildTime();
   return builtAt ?? undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { HouseholdMember, HouseholdRole } from '../api/household.js';
-import { PanicPairError } from '../errors.js';
+import { errorKindOf, PanicPairError } from '../errors.js';
 import type { EntitlementGate } from './entitlement-gate.js';
 
 /** One row of `panic-pair household`: a customer this hub may link buttons to, and whether now. */
@@ -47,7 +47,7 @@ export class CustomerGates {
     try {
       await this.hub.require();
     } catch (error) {
-      if (!isKind(error, 'not-entitled')) throw error;
+      if (errorKindOf(error) !== 'not-entitled') throw error;
       throw new PanicPairError(
         'not-entitled',
         `customer ${customerId} is not in the household: customer ${hubId}, the hub's customer, holds no active subscription; nothing was linked`,
@@ -64,10 +64,10 @@ export class CustomerGates {
     try {
       await this.#gate(customerId).require();
     } catch (error) {
-      if (isKind(error, 'customer-not-found')) {
+      if (errorKindOf(error) === 'customer-not-found') {
         throw new PanicPairError('not-entitled', `customer ${customerId} is not known to the API (404 for its subscriptions); nothing was linked`);
       }
-      if (isKind(error, 'not-entitled')) {
+      if (errorKindOf(error) === 'not-entitled') {
         throw new PanicPairError(
           'not-entitled',
           `customer ${customerId} holds no active subscription on its own subscription list (it is in the household of customer ${hubId}); nothing was linked`,
@@ -105,10 +105,6 @@ export class CustomerGates {
       if (!members.some((member) => member.customerId === customerId)) this.#members.delete(customerId);
     }
   }
-}
-
-function isKind(error: unknown, kind: PanicPairError['kind']): boolean {
-  return error instanceof PanicPairError && error.kind === kind;
 }
 
 /** "customer 42 alone", or "customers 42, 77, 78". */

@@ -51,18 +51,17 @@ export class HeardButtons {
 
   #since(since: number): HeardEntry[] {
     const now = this.#clock();
+    // Both clocks read once a snapshot, not once a button (wallTimeOf's rule, with `now` held).
+    const wallNow = this.#wallClock();
+    const clocks = { monotonic: () => now, wall: () => wallNow };
     return this.#memory.since(since, now).map((seen) => {
-      const entry: HeardEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen: this.#stamp(seen.lastSeen), ageMs: Math.max(0, now - seen.lastSeen) };
+      const lastSeen = new Date(wallTimeOf(seen.lastSeen, clocks)).toISOString();
+      const entry: HeardEntry = { deviceId: seen.deviceId, source: seen.source, lastSeen, ageMs: Math.max(0, now - seen.lastSeen) };
       if (seen.rssi !== undefined) entry.rssi = seen.rssi;
       if (seen.deviceTypeId !== undefined) entry.deviceTypeId = seen.deviceTypeId;
       const state = this.#record(seen.deviceId)?.state;
       if (state !== undefined) entry.state = state;
       return entry;
     });
-  }
-
-  /** The wall time of a monotonic instant, as an ISO stamp. */
-  #stamp(at: number): string {
-    return new Date(wallTimeOf(at, { monotonic: this.#clock, wall: this.#wallClock })).toISOString();
   }
 }

@@ -58,7 +58,8 @@ export async function throughOutages(
     // The background retry of this same link may have finished it during the wait.
     const linked = context.record(job.sighting.deviceId);
     if (linked?.state === 'linked') return { ok: true, record: linked, alreadyLinked: false };
-    const next = context.jobs.get(job.sighting.deviceId) ?? context.jobs.start({ ...job.sighting, at: context.clock() }, true, job.customerId);
+    // The job under way for this button, if any (start returns it), else a new one.
+    const next = context.jobs.start({ ...job.sighting, at: context.clock() }, true, job.customerId);
     // Started meanwhile for another customer (another installer's request): not ours to follow.
     if (next.customerId !== job.customerId) return outcome;
     next.asked = true;
