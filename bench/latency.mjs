@@ -4,7 +4,7 @@
 // of 25 buttons, one at a time, a quarter of a second apart.
 import http from 'node:http';
 import path from 'node:path';
-import { apiLinkMs, CUSTOMER_ID, dist, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, tempDir, until } from './lib/harness.mjs';
+import { apiLinkMs, CUSTOMER_ID, dist, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, tempDir } from './lib/harness.mjs';
 import { buttonIds, mqttClient, openWindow } from './lib/pairing-run.mjs';
 
 const BUTTONS = 25;
@@ -15,10 +15,7 @@ await runBench('latency', async () => {
   const broker = await startMosquitto();
   const simulator = await startSimulator();
   const daemon = await startDaemon({ apiUrl: simulator.url, token: simulator.token, mqttUrl: broker.url, prefix: PREFIX });
-  await until('the start-up entitlement check and the broker', async () => {
-    const status = await daemon.status();
-    return status.mqtt === 'connected' && status.entitled === true;
-  });
+  await daemon.ready();
   simulator.reset();
   simulator.setFaults({ latencyMs: LATENCY_MS });
 

@@ -5,7 +5,7 @@
 // sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style maintainer scripts.
 // Nothing is compiled, downloaded or run through npm on the hub. See docs/install.md.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -141,7 +141,7 @@ writeFileSync(path.join(control, 'control'), controlFile({ version, arch, librar
 
 const deb = path.join(outDir, `panic-pair_${version}_${arch}.deb`);
 execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
-const debBytes = readFileSync(deb).length;
+const debBytes = statSync(deb).size;
 rmSync(work, { recursive: true, force: true });
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 process.stdout.write(

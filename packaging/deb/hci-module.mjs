@@ -8,7 +8,7 @@
 // one release once and checks it against the registry's digest.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** The sources compiled into the package's HCI module: one release, and its digest on npm. */
@@ -28,11 +28,17 @@ const integrityOf = (file) => `sha512-${createHash('sha512').update(readFileSync
 export function hciSources({ cache, work }) {
   const tarball = path.join(cache, HCI_SOURCES.tarball);
   if (!existsSync(tarball)) {
-    mkdirSync(cache, { recursive: true });
+    // Fetched beside the cache and renamed into place: two builds at once (the test suites run
+    // in parallel) never read a tarball half written.
+    const fetching = path.join(cache, `.fetching-${process.pid}`);
+    mkdirSync(fetching, { recursive: true });
     try {
-      execFileSync('npm', ['pack', '--silent', HCI_SOURCES.spec, '--pack-destination', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('npm', ['pack', '--silent', HCI_SOURCES.spec, '--pack-destination', fetching], { stdio: ['ignore', 'ignore', 'pipe'] });
+      renameSync(path.join(fetching, HCI_SOURCES.tarball), tarball);
     } catch (error) {
       throw new Error(`could not fetch ${HCI_SOURCES.spec}, the HCI module's sources, with npm pack (the build needs the npm registry once; then ${cache} keeps them): ${String(error.stderr ?? error.message).trim()}`);
+    } finally {
+      rmSync(fetching, { recursive: true, force: true });
     }
   }
   const found = integrityOf(tarball);
@@ -132,7 +138,7 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
 }
 
 /** Symbols the module takes from V8 or Node's C++ API, which tie it to one Node major. */
-export function nodeAbiSymbols(arch, file) {
+function nodeAbiSymbols(arch, file) {
   const symbols = execFileSync(`${ARCHES[arch].triplet}-objdump`, ['-T', file], { encoding: 'utf8' });
   return [...symbols.matchAll(/\*UND\*\s+\S+\s+(?:\S+\s+)?(_ZN(?:2v8|4node)\S*)/g)].map((match) => match[1]);
 }

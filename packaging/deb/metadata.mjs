@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { LICENSE_FILE } from './runtime-modules.mjs';
 
 /**
  * The project, not whoever committed last or runs the build: the same source gives the same
@@ -94,7 +95,7 @@ const COMMON_LICENSES = new Set(['Apache-2.0', 'MPL-2.0', 'GPL-2.0', 'GPL-3.0', 
 /** A package's own license file, if it ships one. */
 function licenseOf(dir) {
   try {
-    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.(md|txt|markdown))?$/i.test(name));
+    const file = readdirSync(dir).find((name) => LICENSE_FILE.test(name));
     return file === undefined ? undefined : readFileSync(path.join(dir, file), 'utf8');
   } catch {
     return undefined;

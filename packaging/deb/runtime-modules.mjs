@@ -19,7 +19,8 @@ const NOT_AT_RUN_TIME = new Set([
 const PRUNED = /(^|\/)(\.[^/]*|test|tests|__tests__|fixtures?|docs?|examples?|benchmarks?|prebuilds|package-lock\.json|tsconfig\.json|eslint\.config\.[cm]?js|(test|bench|benchmark|example)[^/]*\.js|index\.html|favicon\.ico|CNAME|demo\.png|[^/]*\.sh|[^/]*\.(md|markdown|ts|map|gyp|gypi|cc|cpp|h|yml|yaml))$/i;
 // Each package's license text goes into the copyright file (metadata.mjs), not beside its code.
 const KEPT = /(^|\/)package\.json$/i;
-const LICENSE_FILE = /(^|\/)(licen[cs]e|copying)(\.(md|txt|markdown))?$/i;
+/** A package's license text, by its usual names. */
+export const LICENSE_FILE = /(^|\/)(licen[cs]e|copying)(\.(md|txt|markdown))?$/i;
 /** Per package: folders of sources and build products; the HCI module's own is compiled afresh. */
 const PRUNED_IN = {
   '@abandonware/noble': /^(lib\/(mac|win|webbluetooth|websocket|distributed)|build|src|assets|test[^/]*\.js|ws-slave\.js|with-[^/]*\.js)$/,
