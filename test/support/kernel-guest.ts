@@ -1,0 +1,326 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { cachedRoot, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { findExecutable } from './installed.js';
+import { waitFor } from './wait.js';
+
+// A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets
+// (CONTRACT 14): Debian 13's own kernel booted under qemu (TCG: KVM fails on these machines) on a
+// root made once by mmdebstrap and cached (container-root.ts). The root holds the kernel and its
+// modules (bluetooth, hci_vhci), nodejs, BlueZ and its test tools (btvirt makes virtual LE
+// controllers that hear each other); each boot gets its own ext4 image of it, with the project's
+// .deb installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
+// modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
+// back every line they print, stamped with the guest's monotonic clock. The guest has no network
+// card: the API simulator runs inside, on the guest's loopback.
+//
+//   const guest = await bootKernelGuestOrReason({ deb });   // a string: skip, saying it
+//   await guest.check('btvirt ...');  const daemon = guest.start('panic-pair run');
+//   await daemon.waitForLine((line) => ..., { what: 'scanning' });  await guest.stop();
+
+export const KERNEL_GUEST_RECIPE: ContainerRecipe = {
+  suite: 'ble-kernel',
+  release: 'trixie',
+  packages: ['linux-image-amd64', 'systemd', 'passwd', 'nodejs', 'bluez', 'bluez-test-tools', 'rfkill', 'kmod', 'iproute2', 'util-linux'],
+};
+
+/** A line a guest command printed, with the guest's monotonic time (ms) when the agent read it. */
+export interface GuestLine {
+  stream: 'out' | 'err';
+  text: string;
+  t: number;
+}
+
+export interface GuestExit {
+  code: number | null;
+  signal: string | null;
+  /** Guest monotonic time (ms) of the exit. */
+  t: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface GuestProcess {
+  /** Every line so far, in order. */
+  readonly lines: readonly GuestLine[];
+  /** The first line (stamped at or after `after`, guest ms) that `match` accepts, now or when it comes. */
+  waitForLine(match: (line: GuestLine) => boolean, options?: { after?: number; timeoutMs?: number; what?: string }): Promise<GuestLine>;
+  readonly exited: Promise<GuestExit>;
+  /** Signals the command's process group. */
+  signal(name: NodeJS.Signals): void;
+}
+
+export interface KernelGuest {
+  /** Seconds from starting qemu to the agent's first word. */
+  readonly bootSeconds: number;
+  /** Runs `sh -c script` as root in the guest and waits for it to exit. */
+  run(script: string, options?: { timeoutMs?: number }): Promise<GuestExit>;
+  /** As run(), but throws with its output unless it exits 0; resolves with stdout. */
+  check(script: string, options?: { timeoutMs?: number }): Promise<string>;
+  /** Starts `sh -c script` in the guest and returns at once. */
+  start(script: string): GuestProcess;
+  /** The guest's monotonic clock now (ms), asked of the guest. */
+  clock(): Promise<number>;
+  /** Powers the guest off and removes its image. */
+  stop(): Promise<void>;
+}
+
+const TOOLS = ['qemu-system-x86_64', 'mmdebstrap', 'mke2fs', 'chroot', 'cp'];
+const GUEST_FILES = path.join(import.meta.dirname, 'kernel-guest');
+const GUEST_DIR = 'usr/local/lib/panic-pair-test';
+const IMAGE_SIZE = '2G';
+const BOOT_TIMEOUT_MS = 180_000;
+const RUN_TIMEOUT_MS = 120_000;
+const MEMORY_MB = 1536;
+
+/** Why no guest can boot here, or undefined when one may; nothing is started to find out. */
+export function kernelGuestUnavailable(): string | undefined {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return `the kernel guest needs x86-64 Linux (this is ${process.platform} ${process.arch})`;
+  if (process.getuid?.() !== 0) return 'mmdebstrap and dpkg in the guest root need root';
+  const missing = TOOLS.filter((tool) => findExecutable(tool) === undefined);
+  if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install qemu-system-x86 mmdebstrap e2fsprogs)`;
+  if (process.env.PANIC_PAIR_TEST_KERNEL === 'off') return 'PANIC_PAIR_TEST_KERNEL=off';
+  return undefined;
+}
+
+/** Boots a guest with `deb` installed, or says why it cannot: a suite skips with that reason. */
+export async function bootKernelGuestOrReason(options: { deb?: string } = {}): Promise<KernelGuest | string> {
+  const unavailable = kernelGuestUnavailable();
+  if (unavailable !== undefined) return unavailable;
+  let root: string;
+  try {
+    root = await cachedRoot(KERNEL_GUEST_RECIPE);
+  } catch (error) {
+    return `cannot build the ${KERNEL_GUEST_RECIPE.release} root file system: ${(error as Error).message}`;
+  }
+  try {
+    return await boot(root, options.deb);
+  } catch (error) {
+    return `the kernel guest does not boot here: ${(error as Error).message}`;
+  }
+}
+
+const live = new Set<() => void>();
+process.once('exit', () => {
+  for (const emergency of live) emergency();
+});
+
+async function boot(root: string, deb: string | undefined): Promise<KernelGuest> {
+  const scratch = await mkdtemp(path.join('/var/tmp', 'panic-pair-ble-kernel-'));
+  let qemu: ChildProcess | undefined;
+  const emergency = (): void => {
+    if (qemu?.pid !== undefined && qemu.exitCode === null) qemu.kill('SIGKILL');
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  live.add(emergency);
+  try {
+    const image = await makeImage(root, scratch, deb);
+    const boot = path.join(root, 'boot');
+    const kernel = newestIn(boot, 'vmlinuz-');
+    const initrd = newestIn(boot, 'initrd.img-');
+    const socketPath = path.join(scratch, 'agent.sock');
+    const started = performance.now();
+    const child = spawn(
+      'qemu-system-x86_64',
+      [
+        ...['-accel', 'tcg', '-cpu', 'max', '-m', String(MEMORY_MB), '-smp', '1', '-vga', 'none', '-nographic', '-no-reboot', '-nic', 'none'],
+        ...['-kernel', kernel, '-initrd', initrd],
+        ...['-append', `root=/dev/vda rw console=ttyS0 loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
+        ...['-drive', `file=${image},format=raw,if=virtio`],
+        ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    qemu = child;
+    let console = '';
+    const collect = (chunk: Buffer): void => void (console = (console + chunk.toString()).slice(-20_000));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
+    const bootFailed = (): Error => new Error(`qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
+    await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: 30_000, what: 'qemu to listen on its agent socket' });
+    if (gone()) throw bootFailed();
+    const connection = net.connect(socketPath);
+    const agent = new Agent(connection);
+    // A guest that dies (a kernel panic, PID 1 gone) fails every command still waiting, with its console.
+    child.once('exit', () => agent.lost(bootFailed()));
+    const ready = await Promise.race([
+      agent.ready,
+      new Promise<never>((_, reject) => child.once('exit', () => reject(bootFailed()))),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no word from the guest in ${BOOT_TIMEOUT_MS / 1000} s: ${lastLines(console, 40)}`)), BOOT_TIMEOUT_MS).unref()),
+    ]);
+    void ready;
+    const bootSeconds = (performance.now() - started) / 1000;
+    return {
+      bootSeconds,
+      run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script),
+      async check(script, runOptions) {
+        const result = await agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script);
+        if (result.code !== 0) throw new Error(`\`${script}\` exited ${result.code ?? result.signal} in the guest:\n${lastLines(`${result.stdout}\n${result.stderr}`, 20)}`);
+        return result.stdout;
+      },
+      start: (script) => agent.start(script),
+      async clock() {
+        return (await agent.start('true').finished(RUN_TIMEOUT_MS, 'true')).t;
+      },
+      async stop() {
+        connection.destroy();
+        if (!gone()) {
+          child.kill('SIGTERM');
+          await new Promise((resolve) => child.once('exit', resolve));
+        }
+        live.delete(emergency);
+        await rm(scratch, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    emergency();
+    live.delete(emergency);
+    throw error;
+  }
+}
+
+/** The cached root copied, the guest's files and the .deb added, made into an ext4 image. */
+async function makeImage(root: string, scratch: string, deb: string | undefined): Promise<string> {
+  const tree = path.join(scratch, 'root');
+  const must = async (command: string, args: string[]): Promise<void> => {
+    const result = await runProcess(command, args, { timeoutMs: 5 * 60_000 });
+    if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}: ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
+  };
+  await must('cp', ['-a', '--reflink=auto', root, tree]);
+  const guestDir = path.join(tree, GUEST_DIR);
+  await mkdir(guestDir, { recursive: true });
+  for (const file of readdirSync(GUEST_FILES)) await copyFile(path.join(GUEST_FILES, file), path.join(guestDir, file));
+  await chmod(path.join(guestDir, 'guest-init.sh'), 0o755);
+  if (deb !== undefined) {
+    await copyFile(deb, path.join(tree, 'root', path.basename(deb)));
+    // dpkg as on a hub; its scripts see no running systemd, so nothing is started.
+    await must('chroot', [tree, 'dpkg', '-i', `/root/${path.basename(deb)}`]);
+  }
+  const image = path.join(scratch, 'root.ext4');
+  await must('mke2fs', ['-q', '-t', 'ext4', '-d', tree, '-F', image, IMAGE_SIZE]);
+  await rm(tree, { recursive: true, force: true });
+  return image;
+}
+
+function newestIn(dir: string, prefix: string): string {
+  const name = readdirSync(dir)
+    .filter((entry) => entry.startsWith(prefix))
+    .sort()
+    .at(-1);
+  if (name === undefined) throw new Error(`no ${prefix}* in ${dir}`);
+  return path.join(dir, name);
+}
+
+interface AgentMessage {
+  id?: number;
+  ready?: boolean;
+  out?: string;
+  err?: string;
+  exit?: number | null;
+  signal?: string | null;
+  lost?: boolean;
+  t: number;
+}
+
+class Agent {
+  readonly ready: Promise<number>;
+  #next = 1;
+  #commands = new Map<number, (message: AgentMessage) => void>();
+  #socket: net.Socket;
+  #lost: Error | undefined;
+
+  lost(error: Error): void {
+    this.#lost = error;
+    for (const handler of this.#commands.values()) handler({ lost: true, t: 0 });
+  }
+
+  constructor(socket: net.Socket) {
+    this.#socket = socket;
+    let markReady: (t: number) => void = () => undefined;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    socket.on('error', () => undefined);
+    readline.createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
+      let message: AgentMessage;
+      try {
+        message = JSON.parse(line) as AgentMessage;
+      } catch {
+        return;
+      }
+      if (message.ready === true) markReady(message.t);
+      else if (message.id !== undefined) this.#commands.get(message.id)?.(message);
+    });
+  }
+
+  start(script: string): GuestProcess & { finished(timeoutMs: number, what: string): Promise<GuestExit> } {
+    const id = this.#next++;
+    const lines: GuestLine[] = [];
+    const waiters = new Set<(line: GuestLine) => void>();
+    let markExited: (exit: GuestExit) => void = () => undefined;
+    let markLost: (error: Error) => void = () => undefined;
+    const exited = new Promise<GuestExit>((resolve, reject) => {
+      markExited = resolve;
+      markLost = reject;
+    });
+    exited.catch(() => undefined);
+    this.#commands.set(id, (message) => {
+      if (message.lost === true) {
+        this.#commands.delete(id);
+        markLost(this.#lost ?? new Error('the guest is gone'));
+        return;
+      }
+      if (message.exit !== undefined) {
+        this.#commands.delete(id);
+        const text = (stream: 'out' | 'err'): string => lines.filter((line) => line.stream === stream).map((line) => `${line.text}\n`).join('');
+        markExited({ code: message.exit, signal: message.signal ?? null, t: message.t, stdout: text('out'), stderr: text('err') });
+        return;
+      }
+      const line: GuestLine = message.out !== undefined ? { stream: 'out', text: message.out, t: message.t } : { stream: 'err', text: message.err ?? '', t: message.t };
+      lines.push(line);
+      for (const waiter of waiters) waiter(line);
+    });
+    if (this.#lost !== undefined) markLost(this.#lost);
+    else this.#socket.write(`${JSON.stringify({ id, run: script })}\n`);
+    const waitForLine: GuestProcess['waitForLine'] = (match, options = {}) => {
+      const accepts = (line: GuestLine): boolean => line.t >= (options.after ?? 0) && match(line);
+      const found = lines.find(accepts);
+      if (found !== undefined) return Promise.resolve(found);
+      const timeoutMs = options.timeoutMs ?? 60_000;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting in the guest for ${options.what ?? 'a line'}; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
+        }, timeoutMs);
+        const waiter = (line: GuestLine): void => {
+          if (!accepts(line)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          resolve(line);
+        };
+        waiters.add(waiter);
+        const settle = (): void => {
+          if (!waiters.has(waiter)) return;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          reject(new Error(`the guest command exited before ${options.what ?? 'the line'} came; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
+        };
+        exited.then(settle, settle);
+      });
+    };
+    return {
+      lines,
+      waitForLine,
+      exited,
+      signal: (name) => this.#socket.write(`${JSON.stringify({ id, signal: name })}\n`),
+      finished: (timeoutMs, what) =>
+        Promise.race([
+          exited,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`\`${what}\` did not finish in the guest within ${timeoutMs} ms`)), timeoutMs).unref()),
+        ]),
+    };
+  }
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# PID 1 of the kernel test's guest (test/support/kernel-guest.ts): no init system, only what the
+# daemon and BlueZ's tools need, then the agent that runs the host's commands.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs tmpfs /tmp
+hostname panic-hub
+ip link set lo up
+# The Bluetooth core and the virtual controllers' driver, as on a hub (bluetooth.ko, hci_vhci.ko);
+# no controller exists until btvirt opens /dev/vhci.
+modprobe bluetooth
+modprobe hci_vhci
+node /usr/local/lib/panic-pair-test/agent.mjs
+echo "the agent exited $?"
+# No init system to power off with: the kernel does it.
+echo o > /proc/sysrq-trigger
