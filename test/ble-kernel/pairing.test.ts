@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootKernelGuestOrReason, kernelGuestUnavailable, type KernelGuest } from '../support/kernel-guest.js';
+import { advertiseScript, bleStateIs, buildDeb, logEntry, startHub, type KernelHub } from '../support/kernel-hub.js';
+
+// A button heard through a real kernel (CONTRACT 14): Debian 13's kernel under qemu, BlueZ's btvirt
+// making two virtual LE controllers that hear each other. hci0 is the hub's adapter, opened by the
+// package's daemon through its HCI module as the package's unit runs it (user panic-pair, only
+// CAP_NET_RAW and CAP_NET_ADMIN); hci1 is a button advertising the default profile's name. `pair`
+// links it with one POST to the simulator, which runs on the guest's loopback. One boot for the file.
+
+const BUTTON = '7F3A9C';
+const STEP_MS = 120_000;
+
+const unavailable = kernelGuestUnavailable();
+const built = unavailable === undefined ? await buildDeb() : unavailable;
+const booted = typeof built === 'string' ? built : await bootKernelGuestOrReason({ deb: built.deb });
+const skipReason = typeof booted === 'string' ? booted : undefined;
+if (skipReason !== undefined) process.stderr.write(`skipping the kernel pairing suite: ${skipReason}\n`);
+
+describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's Bluetooth stack${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  const guest = booted as KernelGuest;
+  let hub: KernelHub;
+
+  beforeAll(async () => {
+    process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s\n`);
+    await guest.check('exec btvirt -L -l2 >/dev/null 2>&1 & until [ -e /sys/class/bluetooth/hci1 ]; do sleep 0.1; done');
+    // Powered on as bluetoothd or a hub's setup would; an adapter left down is a row of radio-fails.test.ts.
+    await guest.check('true | btmgmt --index 0 power on');
+    hub = await startHub(guest, { hciDevice: 0 });
+  }, 4 * STEP_MS);
+
+  afterAll(async () => {
+    await guest?.stop();
+    if (typeof built !== 'string') built.dispose();
+  }, STEP_MS);
+
+  it('the daemon runs as the unit says (user panic-pair, two capabilities) and scans hci0', async () => {
+    const scanning = await hub.daemon.waitForLine(bleStateIs('scanning'), { what: 'BLE scanning' });
+    const pid = logEntry(scanning)?.pid as number;
+    const proc = await guest.check(`grep -E '^(Uid|CapEff|CapBnd|NoNewPrivs):' /proc/${pid}/status`);
+    expect(proc).toMatch(/^Uid:\s+(\d+)\s/m);
+    expect(proc).not.toMatch(/^Uid:\s+0\s/m);
+    // CAP_NET_ADMIN is bit 12, CAP_NET_RAW bit 13: 0x3000, and nothing else.
+    expect(proc).toMatch(/^CapEff:\s+0000000000003000$/m);
+    expect(proc).toMatch(/^CapBnd:\s+0000000000003000$/m);
+    expect(proc).toMatch(/^NoNewPrivs:\s+1$/m);
+    expect((await hub.status()).ble).toBe('scanning');
+  }, STEP_MS);
+
+  it('hears the button through the kernel, and `pair` links it with exactly one POST', async () => {
+    const pair = guest.start(`panic-pair pair ${BUTTON} --timeout 60`);
+    await pair.waitForLine((line) => line.text.startsWith(`Waiting for button ${BUTTON}`), { what: 'pair to wait for the button' });
+    await guest.check(advertiseScript(1, BUTTON));
+    const result = await pair.exited;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Linked ${BUTTON}`);
+    const stats = await hub.stats();
+    expect(stats.postsByDevice).toEqual({ [BUTTON]: 1 });
+    const devices = JSON.parse(await guest.check('panic-pair devices --json')) as Array<{ deviceId: string; state: string; source: string }>;
+    expect(devices).toEqual([expect.objectContaining({ deviceId: BUTTON, state: 'linked', source: 'ble' })]);
+    const status = await hub.status();
+    expect(status.ble).toBe('scanning');
+    expect((status.counters as { announcements: number }).announcements).toBeGreaterThanOrEqual(1);
+  }, STEP_MS);
+});

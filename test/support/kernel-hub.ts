@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from './binary.js';
+import type { GuestLine, GuestProcess, KernelGuest } from './kernel-guest.js';
+
+// A hub inside the kernel guest (kernel-guest.ts): the package's daemon started as its unit runs it
+// (run-as-unit.sh: the unit's user, capabilities and environment), the API simulator on the
+// guest's loopback, and virtual controllers made by btvirt: the hub's adapter, and buttons that
+// advertise a profile's data through btmgmt.
+
+export const GUEST_TOKEN = 'kernel-token-4f1c9e';
+export const CUSTOMER_ID = 42;
+const API_PORT = 8080;
+const RUN_AS_UNIT = '/usr/local/lib/panic-pair-test/run-as-unit.sh';
+
+/** The package built for amd64 by `npm run deb`, or why it cannot be. */
+export async function buildDeb(): Promise<{ deb: string; dispose(): void } | string> {
+  const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
+  if (!existsSync(headers)) return `no Node headers at ${headers} to build the package with`;
+  const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-kernel-deb-'));
+  try {
+    await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
+  } catch (error) {
+    rmSync(out, { recursive: true, force: true });
+    return `npm run deb failed: ${(error as Error).message}`;
+  }
+  const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  return { deb: path.join(out, `panic-pair_${version}_amd64.deb`), dispose: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+/** The default profile's advertisement (CONTRACT 6): AD type 0x09, Complete Local Name `PANIC-<id>`, as hex. */
+export function buttonAdvertisement(deviceId: string): string {
+  const name = Buffer.from(`PANIC-${deviceId}`);
+  return Buffer.concat([Buffer.from([name.length + 1, 0x09]), name]).toString('hex');
+}
+
+/**
+ * A shell line that powers controller `index` on and makes it advertise the button `deviceId`
+ * (in place of what it advertised). A virtual controller sends one advertising report each time
+ * advertising starts, and one to each controller that starts scanning meanwhile. btmgmt reads commands from stdin after its arguments' one,
+ * and waits forever on /dev/null: it is given an empty pipe.
+ */
+export function advertiseScript(index: number, deviceId: string): string {
+  // Adding instance 1 again replaces it (mgmt's Add Advertising).
+  return `true | btmgmt --index ${index} power on && true | btmgmt --index ${index} add-adv -d ${buttonAdvertisement(deviceId)} 1`;
+}
+
+/** A JSON log line of the daemon, or undefined for anything else. */
+export function logEntry(line: GuestLine): Record<string, unknown> | undefined {
+  if (!line.text.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line.text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A daemon log line saying BLE is now in `state`. */
+export const bleStateIs =
+  (state: string) =>
+  (line: GuestLine): boolean => {
+    const entry = logEntry(line);
+    return entry?.msg === 'BLE state' && entry.ble === state;
+  };
+
+export interface SimulatorStats {
+  links: number;
+  postsByDevice: Record<string, number>;
+}
+
+export interface KernelHub {
+  daemon: GuestProcess;
+  simulator: GuestProcess;
+  /** `panic-pair status --json` in the guest. */
+  status(): Promise<Record<string, unknown> & { ble: string }>;
+  /** The simulator's counts, asked on the guest's loopback. */
+  stats(): Promise<SimulatorStats>;
+}
+
+export interface HubOptions {
+  /** PANIC_PAIR_HCI_DEVICE: an index or an address. */
+  hciDevice: number | string;
+  /** More settings for config.json. */
+  settings?: Record<string, unknown>;
+}
+
+/** Writes the settings and the token as an installer would, starts the simulator and the daemon. */
+export async function startHub(guest: KernelGuest, options: HubOptions): Promise<KernelHub> {
+  const config = { apiUrl: `http://127.0.0.1:${API_PORT}`, customerId: CUSTOMER_ID, ble: 'on', hciDevice: options.hciDevice, ...options.settings };
+  await guest.check(
+    [
+      `printf '%s\\n' '${JSON.stringify(config)}' > /etc/panic-pair/config.json`,
+      `(umask 077 && printf '%s\\n' '${GUEST_TOKEN}' > /etc/panic-pair/api-token)`,
+    ].join(' && '),
+  );
+  const simulator = guest.start(`exec panic-pair simulator --port ${API_PORT} --token ${GUEST_TOKEN}`);
+  await simulator.waitForLine((line) => line.text === `http://127.0.0.1:${API_PORT}`, { what: 'the simulator to listen' });
+  const daemon = guest.start(`exec ${RUN_AS_UNIT}`);
+  await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 });
+  return {
+    daemon,
+    simulator,
+    status: async () => JSON.parse(await guest.check('panic-pair status --json || [ $? = 1 ]')) as Record<string, unknown> & { ble: string },
+    stats: async () => JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats,
+  };
+}
