@@ -58,13 +58,11 @@ export function logEntry(line: GuestLine): Record<string, unknown> | undefined {
   }
 }
 
-/** A daemon log line saying BLE is now in `state`. */
+/** A daemon log line saying BLE is in `state` (its `ble` field: a change of state, or the start-up summary). */
 export const bleStateIs =
   (state: string) =>
-  (line: GuestLine): boolean => {
-    const entry = logEntry(line);
-    return entry?.msg === 'BLE state' && entry.ble === state;
-  };
+  (line: GuestLine): boolean =>
+    logEntry(line)?.ble === state;
 
 export interface SimulatorStats {
   links: number;
@@ -75,7 +73,7 @@ export interface KernelHub {
   daemon: GuestProcess;
   simulator: GuestProcess;
   /** `panic-pair status --json` in the guest. */
-  status(): Promise<Record<string, unknown> & { ble: string }>;
+  status(): Promise<HubStatus>;
   /** The simulator's counts, asked on the guest's loopback. */
   stats(): Promise<SimulatorStats>;
 }
@@ -87,8 +85,15 @@ export interface HubOptions {
   settings?: Record<string, unknown>;
 }
 
-/** Writes the settings and the token as an installer would, starts the simulator and the daemon. */
-export async function startHub(guest: KernelGuest, options: HubOptions): Promise<KernelHub> {
+/** The API simulator on the guest's loopback, as `panic-pair simulator` from the package. */
+export async function startSimulator(guest: KernelGuest): Promise<GuestProcess> {
+  const simulator = guest.start(`exec panic-pair simulator --port ${API_PORT} --token ${GUEST_TOKEN}`);
+  await simulator.waitForLine((line) => line.text === `http://127.0.0.1:${API_PORT}`, { what: 'the simulator to listen' });
+  return simulator;
+}
+
+/** Writes the settings and the token as an installer would, and starts the daemon as the unit does. */
+export async function startDaemon(guest: KernelGuest, options: HubOptions): Promise<GuestProcess> {
   const config = { apiUrl: `http://127.0.0.1:${API_PORT}`, customerId: CUSTOMER_ID, ble: 'on', hciDevice: options.hciDevice, ...options.settings };
   await guest.check(
     [
@@ -96,14 +101,26 @@ export async function startHub(guest: KernelGuest, options: HubOptions): Promise
       `(umask 077 && printf '%s\\n' '${GUEST_TOKEN}' > /etc/panic-pair/api-token)`,
     ].join(' && '),
   );
-  const simulator = guest.start(`exec panic-pair simulator --port ${API_PORT} --token ${GUEST_TOKEN}`);
-  await simulator.waitForLine((line) => line.text === `http://127.0.0.1:${API_PORT}`, { what: 'the simulator to listen' });
   const daemon = guest.start(`exec ${RUN_AS_UNIT}`);
   await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 });
+  return daemon;
+}
+
+/** The simulator and the daemon. */
+export async function startHub(guest: KernelGuest, options: HubOptions): Promise<KernelHub> {
+  const simulator = await startSimulator(guest);
+  const daemon = await startDaemon(guest, options);
   return {
     daemon,
     simulator,
-    status: async () => JSON.parse(await guest.check('panic-pair status --json || [ $? = 1 ]')) as Record<string, unknown> & { ble: string },
+    status: () => hubStatus(guest),
     stats: async () => JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats,
   };
+}
+
+export type HubStatus = Record<string, unknown> & { ble: string; problems: string[] };
+
+/** `panic-pair status --json` in the guest (it exits 1 when degraded). */
+export async function hubStatus(guest: KernelGuest): Promise<HubStatus> {
+  return JSON.parse(await guest.check('panic-pair status --json || [ $? = 1 ]')) as HubStatus;
 }

@@ -1,0 +1,16 @@
+// noble alone, scanning the hub's adapter (NOBLE_HCI_DEVICE_ID) with duplicates as the daemon does,
+// counting reports and nothing else: the baseline of bench/ble-kernel.mjs. The package's own noble
+// and HCI module. Prints `scanning <pid>` once, and `heard N` on SIGUSR1.
+'use strict';
+const { createRequire } = require('node:module');
+
+const noble = createRequire('/usr/lib/panic-pair/package.json')('@abandonware/noble');
+let heard = 0;
+noble.on('discover', () => {
+  heard += 1;
+});
+noble.on('scanStart', () => process.stdout.write(`scanning ${process.pid}\n`));
+noble.on('stateChange', (state) => {
+  if (state === 'poweredOn') noble.startScanning([], true);
+});
+process.on('SIGUSR1', () => process.stdout.write(`heard ${heard}\n`));
