@@ -4,7 +4,11 @@
 'use strict';
 const { createRequire } = require('node:module');
 
-const noble = createRequire('/usr/lib/panic-pair/package.json')('@abandonware/noble');
+// The package ships noble's HCI bindings and core only (not its index, which looks for others).
+const fromPackage = createRequire('/usr/lib/panic-pair/package.json');
+const Bindings = fromPackage('@abandonware/noble/lib/hci-socket/bindings.js');
+const Noble = fromPackage('@abandonware/noble/lib/noble.js');
+const noble = new Noble(new Bindings({ deviceId: Number(process.env.NOBLE_HCI_DEVICE_ID ?? 0) }));
 let heard = 0;
 noble.on('discover', () => {
   heard += 1;
