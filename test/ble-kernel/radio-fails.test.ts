@@ -97,6 +97,11 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     const check = await guest.run('panic-pair check');
     expect(check.code).toBe(1);
     expect(check.stdout).toMatch(/^FAIL BLE .*hci0/m);
+    // With MQTT off nothing can hear a button: pair stops at once, naming the BLE reason (not exit 8, timed out).
+    const pair = await guest.run('panic-pair pair ROW1NO --timeout 60');
+    expect(pair.code).not.toBe(0);
+    expect(pair.code).not.toBe(8);
+    expect(pair.stdout + pair.stderr).toMatch(/hci0/);
     const appeared = await startControllers(2, 0);
     controllers = appeared.process;
     await scanningAgain('absent at start, then appears', appeared.startedAt, APPEARS_MS);
