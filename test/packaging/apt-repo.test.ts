@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/binary.js';
+import { aptRepo, throwawayKey, type ScriptRun, type SigningKey } from '../support/apt-repo.js';
 import { findExecutable } from '../support/installed.js';
 
 // `npm run apt-repo` on small stand-in packages (the real one is built and installed from the
@@ -12,35 +12,21 @@ import { findExecutable } from '../support/installed.js';
 // verify with gpgv against the keyring a hub is given, that the host's own apt reads the
 // repository and its Origin, suites sharing one pool, and each bad input named.
 
-const SCRIPT = path.join(ROOT, 'packaging', 'apt', 'build.mjs');
 const TOOLS = ['gpg', 'gpgv', 'apt-ftparchive', 'dpkg-deb'];
 const missing = TOOLS.filter((tool) => findExecutable(tool) === undefined);
 const skipReason = missing.length > 0 ? `not installed: ${missing.join(', ')} (apt-get install gpg apt-utils dpkg-dev)` : undefined;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 describe.skipIf(skipReason !== undefined)(`npm run apt-repo${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const work = mkdtempSync(path.join(tmpdir(), 'panic-pair-apt-repo-'));
-  const ours = path.join(work, 'gnupg-ours');
-  const foreign = path.join(work, 'gnupg-foreign');
   const out = path.join(work, 'apt');
   const file = (...parts: string[]) => readFileSync(path.join(out, ...parts), 'utf8');
-
-  const repo = (args: string[], gnupg = ours): Promise<Run> =>
-    promisify(execFile)(process.execPath, [SCRIPT, '--out', out, ...args], { env: { ...process.env, GNUPGHOME: gnupg } }).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: Run) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
+  let ours: SigningKey;
+  let foreign: SigningKey;
+  const repo = (args: string[], key = ours) => aptRepo(['--out', out, ...args], key);
 
   beforeAll(async () => {
-    for (const home of [ours, foreign]) {
-      mkdirSync(home, { mode: 0o700 });
-      await gpg(home, '--quick-gen-key', '--passphrase', '', `${path.basename(home)} <${path.basename(home)}@panic-pair.invalid>`, 'ed25519', 'sign', 'never');
-    }
+    ours = await throwawayKey(path.join(work, 'gnupg-ours'), 'gnupg-ours');
+    foreign = await throwawayKey(path.join(work, 'gnupg-foreign'), 'gnupg-foreign');
     await standIn('v1', '0.1.0', 'amd64');
     await standIn('v1', '0.1.0', 'arm64');
     await standIn('v2', '0.2.0', 'amd64');
@@ -48,7 +34,8 @@ describe.skipIf(skipReason !== undefined)(`npm run apt-repo${skipReason ? ` (ski
   });
 
   afterAll(async () => {
-    for (const home of [ours, foreign]) await promisify(execFile)('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: home } }).catch(() => undefined);
+    await ours?.close();
+    await foreign?.close();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -140,7 +127,7 @@ describe.skipIf(skipReason !== undefined)(`npm run apt-repo${skipReason ? ` (ski
     expect(none).toMatchObject({ code: 2, stderr: expect.stringMatching(/^npm run apt-repo: --key-id is required/) });
     const unknown = await repo(['--key-id', 'nobody@panic-pair.invalid', '--debs', path.join(work, 'v1')]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain(`--key-id nobody@panic-pair.invalid: no secret key with that id in ${ours}`);
+    expect(unknown.stderr).toContain(`--key-id nobody@panic-pair.invalid: no secret key with that id in ${ours.home}`);
     const empty = path.join(work, 'empty');
     mkdirSync(empty);
     expect((await repo(['--key-id', 'gnupg-ours@panic-pair.invalid', '--debs', empty])).stderr).toContain(`no .deb in ${empty}: build one first (npm run deb -- --arch amd64)`);
@@ -166,11 +153,8 @@ describe.skipIf(skipReason !== undefined)(`npm run apt-repo${skipReason ? ` (ski
     const result = await repo(['--key-id', 'gnupg-foreign@panic-pair.invalid', '--debs', path.join(work, 'v2')], foreign);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('note: panic-pair-archive-keyring.gpg changed; hubs holding the old one refuse this suite');
-    const verified = await promisify(execFile)('gpgv', ['--keyring', oldKeyring, path.join(out, 'dists', 'stable', 'InRelease')]).catch((error: Run) => error);
+    const verified = await promisify(execFile)('gpgv', ['--keyring', oldKeyring, path.join(out, 'dists', 'stable', 'InRelease')]).catch((error: ScriptRun) => error);
     expect(verified.stderr).toMatch(/Can't check signature: No public key|public key not found/);
   });
 });
 
-function gpg(home: string, ...args: string[]): Promise<unknown> {
-  return promisify(execFile)('gpg', ['--batch', '--quiet', ...args], { env: { ...process.env, GNUPGHOME: home } });
-}
