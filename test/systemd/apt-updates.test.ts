@@ -18,7 +18,8 @@ import { findExecutable } from '../support/installed.js';
 // N is installed from the repository with apt and configured, a button paired; N+1 is published
 // and one `unattended-upgrade` run takes it, keeping settings, token and store, and restarting the
 // daemon; the decoy's upgrade is left alone. Then N+2 is published signed by another key: apt
-// refuses the repository and the hub keeps running N+1.
+// refuses the repository and the hub keeps running N+1. Last, signed by its own key again with N
+// listed beside N+1, a pin above 1000 and Allow-downgrade take the hub back to N.
 
 const RECIPE = { suite: 'apt-updates', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs', 'unattended-upgrades'] };
 const TOKEN = 'apt-token-81c4f0a7e2';
@@ -57,8 +58,9 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
   const installed = async (name: string) => (await box.check(['dpkg-query', '-W', '-f', '${Version}', name])).trim();
   const status = async () => JSON.parse(await box.check(['panic-pair', 'status', '--json'])) as { version: string; pid: number };
   const settings = () => ['/etc/panic-pair/config.json', '/etc/panic-pair/api-token', '/var/lib/panic-pair/pairings.json'].map((file) => readFileSync(inside(file), 'utf8'));
-  const publish = async (version: string, key: SigningKey) => {
-    const result = await aptRepo(['--key-id', key.id, '--debs', path.join(out, version), '--out', inside(REPO), '--url', `file:${REPO}`], key);
+  const publish = (version: string, key: SigningKey) => publishFrom(path.join(out, version), key);
+  const publishFrom = async (debs: string, key: SigningKey) => {
+    const result = await aptRepo(['--key-id', key.id, '--debs', debs, '--out', inside(REPO), '--url', `file:${REPO}`], key);
     if (result.code !== 0) throw new Error(`npm run apt-repo exited ${result.code}: ${result.stderr}`);
     return result;
   };
@@ -157,6 +159,28 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     expect((await status()).version).toBe(VERSIONS.next);
     // Not even asking: the refused index never reached apt's lists.
     expect(await box.check(['apt-cache', 'madison', 'panic-pair'])).not.toContain(VERSIONS.foreign);
+  });
+
+  it('going back: signed by its own key again and listing N beside N+1, a pin above 1000 and Allow-downgrade take the hub back to N', async () => {
+    const both = path.join(out, 'both');
+    mkdirSync(both);
+    for (const version of [VERSIONS.n, VERSIONS.next]) copyFileSync(path.join(out, version, `panic-pair_${version}_amd64.deb`), path.join(both, `panic-pair_${version}_amd64.deb`));
+    await publishFrom(both, ours);
+    writeFileSync(inside('/etc/apt/preferences.d/panic-pair-rollback.pref'), `Package: panic-pair\nPin: version ${VERSIONS.n}\nPin-Priority: 1001\n`);
+    writeFileSync(inside('/etc/apt/apt.conf.d/52panic-pair-rollback'), 'Unattended-Upgrade::Allow-downgrade "true";\n');
+    const before = settings();
+    const { MainPID } = await show('MainPID');
+    const update = await apt('update');
+    expect(update.stdout + update.stderr).not.toMatch(/^(W|E): /m);
+    const run = await box.run(['unattended-upgrade', '-v']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+
+    expect(await installed('panic-pair')).toBe(VERSIONS.n);
+    expect(settings()).toEqual(before);
+    const now = await show('MainPID', 'ActiveState');
+    expect(now.ActiveState).toBe('active');
+    expect(now.MainPID).not.toBe(MainPID);
+    expect((await status()).version).toBe(VERSIONS.n);
   });
 });
 
