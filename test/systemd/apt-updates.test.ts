@@ -19,7 +19,8 @@ import { findExecutable } from '../support/installed.js';
 // and one `unattended-upgrade` run takes it, keeping settings, token and store, and restarting the
 // daemon; the decoy's upgrade is left alone. Then N+2 is published signed by another key: apt
 // refuses the repository and the hub keeps running N+1. Last, signed by its own key again with N
-// listed beside N+1, a pin above 1000 and Allow-downgrade take the hub back to N.
+// listed beside N+1, a pin above 1000 leaves the hub at N+1 until Allow-downgrade lets
+// unattended-upgrades take it back to N.
 
 const RECIPE = { suite: 'apt-updates', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs', 'unattended-upgrades'] };
 const TOKEN = 'apt-token-81c4f0a7e2';
@@ -161,17 +162,22 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     expect(await box.check(['apt-cache', 'madison', 'panic-pair'])).not.toContain(VERSIONS.foreign);
   });
 
-  it('going back: signed by its own key again and listing N beside N+1, a pin above 1000 and Allow-downgrade take the hub back to N', async () => {
+  it('going back: signed by its own key again and listing N beside N+1, a pin above 1000 with Allow-downgrade takes the hub back to N', async () => {
     const both = path.join(out, 'both');
     mkdirSync(both);
     for (const version of [VERSIONS.n, VERSIONS.next]) copyFileSync(path.join(out, version, `panic-pair_${version}_amd64.deb`), path.join(both, `panic-pair_${version}_amd64.deb`));
     await publishFrom(both, ours);
     writeFileSync(inside('/etc/apt/preferences.d/panic-pair-rollback.pref'), `Package: panic-pair\nPin: version ${VERSIONS.n}\nPin-Priority: 1001\n`);
-    writeFileSync(inside('/etc/apt/apt.conf.d/52panic-pair-rollback'), 'Unattended-Upgrade::Allow-downgrade "true";\n');
     const before = settings();
     const { MainPID } = await show('MainPID');
     const update = await apt('update');
     expect(update.stdout + update.stderr).not.toMatch(/^(W|E): /m);
+    // The pin alone: unattended-upgrades does not downgrade.
+    const pinned = await box.run(['unattended-upgrade', '-v']);
+    expect(pinned.code, pinned.stdout + pinned.stderr).toBe(0);
+    expect(await installed('panic-pair')).toBe(VERSIONS.next);
+
+    writeFileSync(inside('/etc/apt/apt.conf.d/52panic-pair-rollback'), 'Unattended-Upgrade::Allow-downgrade "true";\n');
     const run = await box.run(['unattended-upgrade', '-v']);
     expect(run.code, run.stdout + run.stderr).toBe(0);
 
