@@ -37,7 +37,14 @@ export function resolveKey(keyId) {
 
 /** InRelease (the Release, clearsigned) and Release.gpg (a detached signature), as apt reads them. */
 export function signRelease(fingerprint, release, { inRelease, detached }) {
-  const gpg = (...args) => execFileSync('gpg', ['--batch', '--yes', '--quiet', '--local-user', fingerprint, '--digest-algo', 'SHA512', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const gpg = (...args) => {
+    try {
+      execFileSync('gpg', ['--batch', '--yes', '--quiet', '--local-user', fingerprint, '--digest-algo', 'SHA512', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (error) {
+      // A key behind a passphrase asks through gpg-agent's pinentry; with none at hand, gpg says so here.
+      throw new RepoError(`gpg could not sign with ${fingerprint}: ${String(error.stderr ?? error.message).trim()}`);
+    }
+  };
   gpg('--clearsign', '--output', inRelease, release);
   gpg('--armor', '--detach-sign', '--output', detached, release);
 }

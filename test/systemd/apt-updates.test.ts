@@ -103,6 +103,7 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
 
     const update = await apt('update');
     expect(update.code, update.stdout + update.stderr).toBe(0);
+    expect(update.stdout + update.stderr).not.toMatch(/^(W|E): /m);
     expect((await box.check(['apt-cache', 'policy'])).replace(/\s+/g, ' ')).toContain('release o=panic-pair,a=stable,n=stable,l=panic-pair,c=main,b=amd64');
     const install = await apt('install', 'panic-pair', 'fleet-decoy=1.0');
     expect(install.code, install.stdout + install.stderr).toBe(0);
@@ -187,6 +188,9 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     expect(now.ActiveState).toBe('active');
     expect(now.MainPID).not.toBe(MainPID);
     expect((await status()).version).toBe(VERSIONS.n);
+    // Every restart the updates made (up, down) stopped the daemon cleanly.
+    const journal = await box.check(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT]);
+    expect(journal).not.toMatch(/code=(dumped|killed)|status=\d+\/|Failed with result/);
   });
 });
 
