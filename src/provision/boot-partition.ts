@@ -7,10 +7,14 @@ export const SEED_DIRS: readonly string[] = ['/boot/firmware', '/boot'];
 /** A line every provisioned user-data holds: the scrub replaces only a file that carries it. */
 export const PROVISION_MARKER = '# Made by panic-pair provision.';
 
-/** What stays on the boot partition after first boot: valid, harmless user-data, and why it is so. */
+/**
+ * What stays on the boot partition after first boot: valid user-data that asks for nothing (`{}`:
+ * cloud-init warns about a cloud-config with no document at all), and why it is so.
+ */
 export const SCRUBBED_USER_DATA = [
   '#cloud-config',
   '# panic-pair: this hub was provisioned from this file at its first boot; its secrets were removed.',
+  '{}',
   '',
 ].join('\n');
 

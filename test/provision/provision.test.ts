@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { provisionCommand, type ProvisionOptions } from '../../src/cli/commands/provision.js';
-import { ProvisionInputError } from '../../src/provision/index.js';
+import { ProvisionInputError, SCRUBBED_USER_DATA } from '../../src/provision/index.js';
 import { findExecutable } from '../support/installed.js';
 import { assertBuilt, runBinary } from '../support/binary.js';
 
@@ -192,6 +192,11 @@ describe.skipIf(cloudInit === undefined)(`cloud-init schema${cloudInit === undef
       const result = spawnSync('cloud-init', ['schema', '--config-file', userData], { encoding: 'utf8' });
       expect(`${result.status} ${result.stdout}${result.stderr}`).toMatch(/^0 Valid (cloud-config|schema)/);
     }
+  });
+
+  it('accepts what the boot partition keeps after first boot', () => {
+    const result = spawnSync('cloud-init', ['schema', '--config-file', file('scrubbed', SCRUBBED_USER_DATA)], { encoding: 'utf8' });
+    expect(`${result.status} ${result.stdout}${result.stderr}`).toMatch(/^0 Valid (cloud-config|schema)/);
   });
 });
 
