@@ -115,6 +115,7 @@ export function buildProgram(): Command {
     .option('--web-code-file <file>', "the file holding the installer code: the installer's page is on at first boot (with --csv: for rows without webCodeFile)")
     .option('--web-listen <host:port>', "where the installer's page listens (default 0.0.0.0:8080)")
     .option('--mqtt-url <url>', 'the MQTT broker the hub listens to (mqtt:// or mqtts://)')
+    .option('--deb-on-boot <file>', "install this panic-pair .deb at first boot from the boot partition (copy it there beside user-data); its dependencies come from the image's apt sources")
     .option('--hub-id <id>', 'names the hub (letters, digits, -, _, .): written to /etc/panic-pair/hub-id')
     .option('--csv <file>', 'a batch: columns hubId,customerId and optionally tokenFile,webCodeFile; every row is checked before anything is written')
     .option('--out-dir <dir>', 'with --csv: writes one file a hub, <dir>/<hubId>.user-data (mode 0600)')

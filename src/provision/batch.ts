@@ -17,6 +17,7 @@ export interface BatchDefaults {
   readonly webCodeFile: string | undefined;
   readonly webListen: string;
   readonly mqttUrl: string | undefined;
+  readonly debOnBoot: string | undefined;
 }
 
 export interface BatchRow {
@@ -105,7 +106,7 @@ export function planBatch(rows: readonly BatchRow[], csvFile: string, defaults: 
     const codeFile = values.webCodeFile === undefined ? defaults.webCodeFile : resolve(base, values.webCodeFile);
     const codeField = values.webCodeFile === undefined ? { field: '--web-code-file', row } : at('webCodeFile');
     const web = codeFile === undefined ? undefined : { code: webCodeFrom(codeFile, codeField), listen: defaults.webListen };
-    return { hubId, apiUrl: defaults.apiUrl, customerId, token, web, mqttUrl: defaults.mqttUrl };
+    return { hubId, apiUrl: defaults.apiUrl, customerId, token, web, mqttUrl: defaults.mqttUrl, debOnBoot: defaults.debOnBoot };
   });
 }
 

@@ -1,8 +1,10 @@
 // The boot partition is FAT: every local user can read it, so the user-data that carried the
 // secrets must not stay there. cloud-init keeps its own root-only copies under /var/lib/cloud.
 
-/** Where Raspberry Pi OS (trixie: /boot/firmware; older: /boot) and Debian's NoCloud seeds sit. */
-export const SEED_DIRS: readonly string[] = ['/boot/firmware', '/boot'];
+/** Where Raspberry Pi OS mounts the boot partition (since bookworm); cloud-init's images have it there. */
+export const BOOT_PARTITION = '/boot/firmware';
+/** Where a NoCloud seed on a boot partition sits: Raspberry Pi OS's, and /boot on older layouts. */
+export const SEED_DIRS: readonly string[] = [BOOT_PARTITION, '/boot'];
 
 /** A line every provisioned user-data holds: the scrub replaces only a file that carries it. */
 export const PROVISION_MARKER = '# Made by panic-pair provision.';

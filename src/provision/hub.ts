@@ -1,5 +1,7 @@
 // One hub's provisioning settings, checked as the daemon on the hub would check them, so that a card
 // is refused on the vendor's desk rather than at the hub's first boot.
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { apiUrl, mqttUrl, withoutUserInfo } from '../config/addresses.js';
 import { GuardedFileError, readGuardedFile } from '../config/file-access.js';
@@ -17,6 +19,8 @@ export interface ProvisionedHub {
   /** The installer's page: its code and where it listens. */
   readonly web: { readonly code: Secret; readonly listen: string } | undefined;
   readonly mqttUrl: string | undefined;
+  /** A .deb copied to the boot partition beside user-data, installed at first boot; none: the image has the package. */
+  readonly debOnBoot: string | undefined;
 }
 
 /** Where a value came from, for messages: a flag, or a row and a column of the batch. */
@@ -63,6 +67,19 @@ export function mqttUrlOf(value: string, where: Field): string {
 export function webListenOf(value: string, where: Field): string {
   const { host, port } = parsed(listenAddress(SETTINGS.webListen.form), value, where);
   return listenText(host, port);
+}
+
+/**
+ * The package to install from the boot partition: a .deb that exists here (a typo is caught on the
+ * vendor's desk), named on the card by its file name alone.
+ */
+export function debOnBootOf(path: string, where: Field): string {
+  const name = basename(path);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._+~-]*\.deb$/.test(name)) {
+    throw new ProvisionInputError(where, `must be a Debian package file, panic-pair_<version>_<arch>.deb, not ${JSON.stringify(path)}`);
+  }
+  if (!existsSync(path)) throw new ProvisionInputError(where, `${path} does not exist`);
+  return name;
 }
 
 function parsed<T>(schema: z.ZodType<T>, value: string, where: Field): T {

@@ -1,5 +1,5 @@
 export { batchFileName, parseBatchCsv, planBatch, type BatchDefaults, type BatchRow } from './batch.js';
-export { SCRUBBED_USER_DATA, SEED_DIRS } from './boot-partition.js';
+export { BOOT_PARTITION, SCRUBBED_USER_DATA, SEED_DIRS } from './boot-partition.js';
 export { ProvisionInputError } from './errors.js';
-export { apiUrlOf, customerIdOf, DEFAULT_WEB_LISTEN, hubIdOf, mqttUrlOf, tokenFrom, webCodeFrom, webListenOf, type ProvisionedHub } from './hub.js';
+export { apiUrlOf, customerIdOf, debOnBootOf, DEFAULT_WEB_LISTEN, hubIdOf, mqttUrlOf, tokenFrom, webCodeFrom, webListenOf, type ProvisionedHub } from './hub.js';
 export { HUB_ID_FILE, TOKEN_FILE, userDataFor } from './user-data.js';

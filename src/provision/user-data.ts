@@ -3,7 +3,7 @@
 // off the boot partition. A pure function of the hub: the same input gives the same file.
 import { DEFAULT_CONFIG_FILE } from '../config/locations.js';
 import { UNIT_CODE_FILE } from '../config/web.js';
-import { PROVISION_MARKER, scrubCommand } from './boot-partition.js';
+import { BOOT_PARTITION, PROVISION_MARKER, scrubCommand } from './boot-partition.js';
 import { yamlLines, type YamlValue } from './cloud-config-yaml.js';
 import type { ProvisionedHub } from './hub.js';
 
@@ -27,12 +27,24 @@ export function userDataFor(hub: ProvisionedHub): string {
     // any package is installed; a restart then starts the daemon with its settings whatever it did
     // earlier in the boot. Each command is safe to run again.
     runcmd: [
+      ...packageInstall(hub),
       ['systemctl', 'enable', UNIT],
       ['systemctl', 'restart', UNIT],
       ['sh', '-c', scrubCommand()],
     ],
   };
   return `${[...header, ...yamlLines(document)].join('\n')}\n`;
+}
+
+/**
+ * The package from the boot partition, its dependencies (nodejs) from the image's apt sources.
+ * config.json is written before it (write_files runs early in the boot): the package's conffile
+ * must not replace it, hence --force-confold.
+ */
+function packageInstall(hub: ProvisionedHub): YamlValue[] {
+  if (hub.debOnBoot === undefined) return [];
+  const deb = `${BOOT_PARTITION}/${hub.debOnBoot}`;
+  return [['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', 'install', '-y', '-q', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-confold', deb]];
 }
 
 function secretFiles(hub: ProvisionedHub): YamlValue[] {

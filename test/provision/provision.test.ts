@@ -78,6 +78,16 @@ describe('one hub', () => {
     expect(doc.runcmd[2]?.[2]).toContain('/boot/firmware');
   });
 
+  it('installs a .deb from the boot partition first, keeping the settings cloud-init wrote, with --deb-on-boot', () => {
+    const deb = file('panic-pair_0.1.0_arm64.deb', 'not really a package', 0o644);
+    const text = printed({ ...base, debOnBoot: deb });
+    expect(text).toContain(
+      '- ["env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends", "-o", "Dpkg::Options::=--force-confold", "/boot/firmware/panic-pair_0.1.0_arm64.deb"]\n- ["systemctl", "enable", "panic-pair.service"]',
+    );
+    expect(refusal({ ...base, debOnBoot: path.join(dir, 'panic-pair_9_arm64.deb') }).message).toMatch(/^--deb-on-boot: .*panic-pair_9_arm64.deb does not exist$/);
+    expect(refusal({ ...base, debOnBoot: file('token.txt', 'x') }).message).toMatch(/^--deb-on-boot: must be a Debian package file/);
+  });
+
   it('leaves the page off without a code, and has no hub-id file without --hub-id', () => {
     const text = printed(base);
     expect(text).not.toContain('installer-code');

@@ -5,6 +5,7 @@ import {
   apiUrlOf,
   batchFileName,
   customerIdOf,
+  debOnBootOf,
   DEFAULT_WEB_LISTEN,
   hubIdOf,
   mqttUrlOf,
@@ -24,6 +25,7 @@ export interface ProvisionOptions {
   webCodeFile?: string;
   webListen?: string;
   mqttUrl?: string;
+  debOnBoot?: string;
   hubId?: string;
   csv?: string;
   outDir?: string;
@@ -41,12 +43,13 @@ export function provisionCommand(options: ProvisionOptions, io: ProvisionIo = { 
   if (options.apiUrl === undefined) throw usage('--api-url is required: the panic-api address every hub is given');
   const apiUrl = apiUrlOf(options.apiUrl, { field: '--api-url' });
   const mqttUrl = options.mqttUrl === undefined ? undefined : mqttUrlOf(options.mqttUrl, { field: '--mqtt-url' });
+  const debOnBoot = options.debOnBoot === undefined ? undefined : debOnBootOf(options.debOnBoot, { field: '--deb-on-boot' });
   const webListen = options.webListen === undefined ? DEFAULT_WEB_LISTEN : webListenOf(options.webListen, { field: '--web-listen' });
   if (options.webListen !== undefined && options.webCodeFile === undefined && options.csv === undefined) {
     throw usage("--web-listen needs --web-code-file: the installer's page does not start without its code");
   }
   if (options.csv === undefined) {
-    io.stdout.write(userDataFor(singleHub(options, apiUrl, mqttUrl, webListen)));
+    io.stdout.write(userDataFor({ ...singleHub(options, apiUrl, webListen), mqttUrl, debOnBoot }));
     return;
   }
   if (options.outDir === undefined) throw usage('--csv needs --out-dir, the folder for the files (one a hub, named <hubId>.user-data)');
@@ -60,11 +63,12 @@ export function provisionCommand(options: ProvisionOptions, io: ProvisionIo = { 
     webCodeFile: options.webCodeFile,
     webListen,
     mqttUrl,
+    debOnBoot,
   });
   for (const file of writeBatch(hubs, options.outDir)) io.stdout.write(`${file}\n`);
 }
 
-function singleHub(options: ProvisionOptions, apiUrl: string, mqttUrl: string | undefined, webListen: string): ProvisionedHub {
+function singleHub(options: ProvisionOptions, apiUrl: string, webListen: string): Omit<ProvisionedHub, 'mqttUrl' | 'debOnBoot'> {
   if (options.outDir !== undefined) throw usage('--out-dir goes with --csv; a single hub is printed on stdout');
   if (options.customer === undefined) throw usage("--customer is required: the hub's customer id");
   if (options.tokenFile === undefined) throw usage('--token-file is required: the file holding the API token');
@@ -72,7 +76,7 @@ function singleHub(options: ProvisionOptions, apiUrl: string, mqttUrl: string | 
   const hubId = options.hubId === undefined ? undefined : hubIdOf(options.hubId, { field: '--hub-id' });
   const token = tokenFrom(options.tokenFile, { field: '--token-file' });
   const web = options.webCodeFile === undefined ? undefined : { code: webCodeFrom(options.webCodeFile, { field: '--web-code-file' }), listen: webListen };
-  return { hubId, apiUrl, customerId, token, web, mqttUrl };
+  return { hubId, apiUrl, customerId, token, web };
 }
 
 function readCsv(file: string): string {
