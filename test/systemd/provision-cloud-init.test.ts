@@ -201,25 +201,28 @@ describe.skipIf(skipReason !== undefined)(`a hub provisioned by cloud-init from 
       expect(readFileSync(inside('/boot/firmware/user-data'), 'utf8')).toBe(SCRUBBED_USER_DATA);
     });
 
-    it('no user but root can read the token or the code anywhere, and the journal and logs hold neither', async () => {
+    /** Where each secret can be read: never by `nobody`, and by root only in its file and root-only copies; never in the journal. */
+    const expectSecretsHidden = async (): Promise<void> => {
       // The search runs as a user who reads what is public: it finds the hub id, a file of mode 0644.
       const control = await box.run(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', 'grep', '-rlsxF', BOOTED_HUB, ...SEARCHED]);
       expect(control.stdout.trim().split('\n')).toContain('/etc/panic-pair/hub-id');
+      const journal = await box.check(['journalctl', '--no-pager', '-o', 'cat']);
       for (const secret of [TOKEN, `${CODE}-b`]) {
-        // As `nobody`: every file it may read under the places a secret could have been left.
         const asNobody = await box.run(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', 'grep', '-rlsF', secret, ...SEARCHED]);
         expect(asNobody.stdout, `readable by nobody: ${asNobody.stdout}`).toBe('');
         expect(asNobody.code).not.toBe(0);
-        // As root: the secret's own file and root-only copies, nothing else.
         const asRoot = (await box.run(['grep', '-rlsF', secret, ...SEARCHED])).stdout.trim().split('\n');
         const elsewhere = asRoot.filter((file) => !SECRET_FILES.includes(file) && !ROOT_ONLY_COPIES.test(file));
         expect(elsewhere, asRoot.join('\n')).toEqual([]);
-        const journal = await box.check(['journalctl', '--no-pager', '-o', 'cat']);
         expect(journal.includes(secret)).toBe(false);
       }
-      // cloud-init's own copies are root's alone.
-      const copies = await box.run(['sh', '-c', 'find /var/lib/cloud/instance/ /run/cloud-init/ -type f -perm /o+r -exec grep -lsF "$0" {} +', TOKEN]);
+      // cloud-init's own copies are root's alone, whatever the directories above them allow.
+      const copies = await box.run(['sh', '-c', 'find /var/lib/cloud/ /run/cloud-init/ -type f -perm /o+r -exec grep -lsF "$0" {} +', TOKEN]);
       expect(copies.stdout).toBe('');
+    };
+
+    it('no user but root can read the token or the code anywhere, and the journal and logs hold neither', async () => {
+      await expectSecretsHidden();
     });
 
     it('a second boot changes nothing and posts nothing', async () => {
@@ -233,7 +236,21 @@ describe.skipIf(skipReason !== undefined)(`a hub provisioned by cloud-init from 
       expect(simulator.stats().postsByDevice).toEqual(links);
       const devices = JSON.parse(await box.check(['panic-pair', 'devices', '--json'])) as Array<{ deviceId: string; state: string }>;
       expect(devices.map(({ deviceId, state }) => ({ deviceId, state }))).toEqual([{ deviceId: 'PROV-1', state: 'linked' }]);
+      await expectSecretsHidden();
     }, 2 * STEP_MS);
+
+    it("runcmd run again by hand changes no setting, secret or seed, and posts nothing", async () => {
+      const before = await fingerprint();
+      const links = simulator.stats().postsByDevice;
+      const { MainPID } = await show(UNIT, 'MainPID');
+      await box.check(['cloud-init', 'single', '--name', 'scripts_user', '--frequency', 'always']);
+      expect(await fingerprint()).toBe(before);
+      // It ran: the daemon was restarted.
+      const now = await show(UNIT, 'ActiveState', 'MainPID');
+      expect(now.ActiveState).toBe('active');
+      expect(now.MainPID).not.toBe(MainPID);
+      expect(simulator.stats().postsByDevice).toEqual(links);
+    });
   });
 
   describe('an image without the package: the .deb on the boot partition (--deb-on-boot)', () => {
