@@ -1,14 +1,13 @@
 // The #cloud-config user-data for one hub (CONTRACT section 15): the settings and the secrets in
 // owner-only files, the unit enabled and restarted once they are in place, then the secrets taken
 // off the boot partition. A pure function of the hub: the same input gives the same file.
+import { UNIT_TOKEN_FILE } from '../check/token-check.js';
 import { DEFAULT_CONFIG_FILE } from '../config/locations.js';
 import { UNIT_CODE_FILE } from '../config/web.js';
 import { BOOT_PARTITION, PROVISION_MARKER, scrubCommand } from './boot-partition.js';
 import { yamlLines, type YamlValue } from './cloud-config-yaml.js';
 import type { ProvisionedHub } from './hub.js';
 
-/** Where the Debian package's unit reads the token from (LoadCredential=api-token:...). */
-export const TOKEN_FILE = '/etc/panic-pair/api-token';
 /** Not a setting: which hub this card was made for, for people and for `bridge-config --hub-id`. */
 export const HUB_ID_FILE = '/etc/panic-pair/hub-id';
 const UNIT = 'panic-pair.service';
@@ -48,7 +47,7 @@ function packageInstall(hub: ProvisionedHub): YamlValue[] {
 }
 
 function secretFiles(hub: ProvisionedHub): YamlValue[] {
-  const files = ownerOnly(TOKEN_FILE, hub.token.reveal());
+  const files = ownerOnly(UNIT_TOKEN_FILE, hub.token.reveal());
   if (hub.web !== undefined) files.push(...ownerOnly(UNIT_CODE_FILE, hub.web.code.reveal()));
   return files;
 }
