@@ -23,7 +23,11 @@ export async function checkBle(config: Config, probe: BleProbe): Promise<CheckRe
   const reason = state.reason ?? state.state;
   const problem = bleModuleProblemOf(reason);
   if (problem !== undefined) return checkModule(config, reason, bleModuleFix(problem));
-  if (config.ble === 'auto') return off('ble', `no usable adapter ${adapter} (${reason}); with BLE on auto (PANIC_PAIR_BLE, "ble" in config.json) the daemon runs without BLE`);
+  if (config.ble === 'auto') {
+    const skipped = off('ble', `no usable adapter ${adapter} (${reason}); with BLE on auto (PANIC_PAIR_BLE, "ble" in config.json) the daemon runs without BLE`);
+    // An adapter that is there but blocked or off is one command from working: say which.
+    return state.state === 'blocked' || state.state === 'powered-off' ? { ...skipped, fix: fixFor(state, config.hciDevice) } : skipped;
+  }
   return fail('ble', `adapter ${adapter} cannot be used: ${reason}`, fixFor(state, config.hciDevice));
 }
 
