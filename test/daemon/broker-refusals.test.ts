@@ -73,8 +73,7 @@ describe('a broker that refuses the announce subscription (dynamic security)', (
 
 describe.skipIf(!bluetoothRefused())('BLE unusable and the broker refusing the announce subscription (a machine without Bluetooth)', () => {
   it('`pair` stops at once, naming the BLE reason beside the broker\'s', async () => {
-    const dynsec = { admin: [{ acltype: 'publishClientSend', topic: '#', allow: true }], hub: [{ acltype: 'publishClientSend', topic: '#', allow: true }] };
-    hub = await hubOn({ dynsec }, { PANIC_PAIR_BLE: 'auto' });
+    hub = await hubOn({ dynsec: { admin: [{ acltype: 'publishClientSend', topic: '#', allow: true }], hub: [{ acltype: 'publishClientSend', topic: '#', allow: true }] } }, { PANIC_PAIR_BLE: 'auto' });
     await waitFor(async () => ((await hub!.status()).mqttRefusals?.subscriptions.length ? true : undefined), { what: 'the refused subscription in status', timeoutMs: 20_000 });
     expect((await hub.status()).ble).toBe('unavailable');
     const pair = await hub.cli(['pair', 'DEAF-2', '--timeout', '60']);

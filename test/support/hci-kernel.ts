@@ -22,6 +22,12 @@ export interface HciKernel {
   opened(): number;
   /** Powers hci0 off or on, as `hciconfig hci0 down`/`up` does: the kernel's flag and the controller. */
   setPowered(on: boolean): void;
+  /**
+   * hci0 goes away (unplugged, its controller crashed): it reads as down, and the module's open
+   * sockets are cut, so their next write fails (EPIPE). `setPowered(true)` brings an adapter back
+   * under the same index; only a socket opened afresh reaches it.
+   */
+  vanish(): void;
   close(): Promise<void>;
 }
 
@@ -75,6 +81,11 @@ export async function startHciKernel(library: string, options: { address?: strin
       if (on) rmSync(`${socketPath}.down`, { force: true });
       else writeFileSync(`${socketPath}.down`, '');
       latest?.setPowered(on);
+    },
+    vanish() {
+      writeFileSync(`${socketPath}.down`, '');
+      latest?.setPowered(false);
+      for (const connection of connections) connection.destroy();
     },
     async close() {
       for (const connection of connections) connection.destroy();
