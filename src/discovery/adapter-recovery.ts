@@ -44,8 +44,8 @@ export const PRESENCE_POLL_MS = 1_000;
  */
 export const REOPEN_UNUSABLE_MS = 30_000;
 
-/** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that). */
-const GONE = new Set(['ENODEV', 'EPIPE', 'EBADFD']);
+/** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that; EBADF: the module closed its descriptor as its reading ended). */
+const GONE = new Set(['ENODEV', 'EPIPE', 'EBADFD', 'EBADF']);
 
 export interface AdapterRecoveryOptions {
   choice: AdapterChoice;
@@ -262,5 +262,5 @@ function errorCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code;
   // Some HCI module builds put the errno name only in the message.
-  return /\b(ENODEV|EPIPE|EBADFD|EPERM|EACCES|EAFNOSUPPORT)\b/.exec(messageOf(error))?.[1];
+  return /\b(ENODEV|EPIPE|EBADFD|EBADF|EPERM|EACCES|EAFNOSUPPORT)\b/.exec(messageOf(error))?.[1];
 }
