@@ -1,6 +1,7 @@
 import { adapterLabel, type Config } from '../config/index.js';
 import { SETTINGS } from '../config/settings.js';
 import { sysfsAdapters } from '../discovery/adapter-finder.js';
+import { powerOn } from '../discovery/adapter-power.js';
 import { startAdapterRecovery } from '../discovery/adapter-recovery.js';
 import { startBleSource, type BleSource } from '../discovery/ble.js';
 import { startReplay, type Replay } from '../discovery/ble-replay.js';
@@ -58,6 +59,7 @@ function startRadio(options: BleSideOptions): BleSide {
     choice: config.hciDevice,
     finder: sysfsAdapters(),
     openRadio: (index) => loadNoble({ hciDevice: index }),
+    powerOn: (index) => powerOn(index),
     source: sourceOptions(options),
     logger,
   });

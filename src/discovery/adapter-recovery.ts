@@ -4,6 +4,7 @@ import { monotonicNow, type MonotonicClock } from '../clock.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { AdapterFinder, FoundAdapter, RfkillBlock } from './adapter-finder.js';
+import type { PowerAnswer } from './adapter-power.js';
 import { blocked, conditionOfOpenError, startBleSource, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
 import type { NobleRadio } from './noble-loader.js';
 
@@ -21,6 +22,8 @@ import type { NobleRadio } from './noble-loader.js';
 //                                                                             REOPEN_UNUSABLE_MS (other)
 //   watch                       PRESENCE_POLL_MS; socket ENODEV/EPIPE/EBADFD  gone: close, look again
 //                                                                             after ADAPTER_POLL_MS
+//   power on                    each open of an adapter the kernel lists,     noble sees it up; the
+//                               and an rfkill unblock that leaves it down     source scans
 //   powered off / blocked       noble's poweredOff, told apart by rfkill      the source scans again at
 //                                                                             power on or unblock
 
@@ -44,6 +47,12 @@ export const PRESENCE_POLL_MS = 1_000;
  */
 export const REOPEN_UNUSABLE_MS = 30_000;
 
+/**
+ * Power on is asked again this many times, a PRESENCE_POLL_MS apart, while the kernel refuses it:
+ * an adapter still in its setup is an "invalid index" to the management interface for a moment.
+ */
+export const POWER_ON_ATTEMPTS = 5;
+
 /** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that; EBADF: the module closed its descriptor as its reading ended). */
 const GONE = new Set(['ENODEV', 'EPIPE', 'EBADFD', 'EBADF']);
 
@@ -52,6 +61,13 @@ export interface AdapterRecoveryOptions {
   finder: AdapterFinder;
   /** A fresh noble on adapter `index`; throws what loading noble or the socket throws. */
   openRadio(index: number): NobleRadio;
+  /**
+   * Asks the kernel to power adapter `index` on (adapter-power.ts), as bluetoothd does for an
+   * adapter it finds and after an rfkill unblock. Without bluetoothd nothing else would: the kernel
+   * powers a new adapter off two seconds after its setup unless asked, and leaves one down after an
+   * unblock. An adapter powered off while in use is left off. Not given: never asked.
+   */
+  powerOn?(index: number): Promise<PowerAnswer>;
   /** What the BLE source on each opened adapter needs besides its radio. */
   source: Omit<BleSourceOptions, 'radio' | 'adapter' | 'onSocketError' | 'now'>;
   logger: Logger;
@@ -77,6 +93,9 @@ interface Open {
   /** By address: the adapter's own address has been read and is the one configured. */
   verified: boolean;
   block: RfkillBlock | undefined;
+  /** Power on asked of the kernel for this open (and again after each unblock), or under way. */
+  powerAsked: boolean;
+  powerAttempts: number;
 }
 
 interface Waiting {
@@ -166,7 +185,10 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
       return wait(cause, REOPEN_UNUSABLE_MS);
     }
     const verified = wanted === undefined || (adapter.address ?? learned.get(adapter.name)) === wanted;
-    phase = { kind: 'open', adapter, radio, source, verified, block: undefined };
+    const opened: Open = { kind: 'open', adapter, radio, source, verified, block: undefined, powerAsked: false, powerAttempts: 0 };
+    phase = opened;
+    // At once: the kernel powers a new adapter off two seconds after its setup unless asked.
+    if (finder.adapters() !== null) askPowerOn(opened);
     if (faulted) {
       reopens += 1;
       faulted = false;
@@ -194,9 +216,28 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
         }
       }
     }
+    const wasBlocked = current.block !== undefined;
     current.block = current.source.condition().state === 'powered-off' ? finder.rfkill(current.adapter.name) : undefined;
+    if (wasBlocked && current.block === undefined) {
+      current.powerAsked = false;
+      current.powerAttempts = 0;
+    }
+    // Only for an adapter the kernel lists: without sysfs there is no kernel of that kind to ask.
+    if (!current.powerAsked && current.block === undefined && listed !== null) askPowerOn(current);
     report();
     schedule(PRESENCE_POLL_MS, watch);
+  }
+
+  function askPowerOn(current: Open): void {
+    current.powerAsked = true;
+    if (options.powerOn === undefined) return;
+    current.powerAttempts += 1;
+    const { name, index } = current.adapter;
+    void options.powerOn(index).then((answer) => {
+      if (answer.ok) return logger.debug({ adapter: name }, 'asked the kernel to power the adapter on');
+      if (current.powerAttempts < POWER_ON_ATTEMPTS) current.powerAsked = false;
+      else logger.info({ adapter: name, reason: answer.reason }, 'the kernel did not power the adapter on; it stays as it is');
+    });
   }
 
   function socketError(radio: NobleRadio, error: Error & { code?: string }): void {

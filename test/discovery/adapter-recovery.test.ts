@@ -59,9 +59,10 @@ const sysfs = {
   listed: (index: number) => (sysfsAdapters(root).adapters() ?? []).some((a) => a.index === index),
 };
 
-function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean } = {}) {
+function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean; down?: boolean } = {}) {
   const sockets: VirtualHciSocket[] = [];
   const opened: number[] = [];
+  const powerRequests: number[] = [];
   const sightings: Sighting[] = [];
   const log = captureLog();
   const recovery = startAdapterRecovery({
@@ -72,9 +73,16 @@ function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean
       // As the kernel's bind: no such adapter, ENODEV.
       if (!sysfs.listed(index)) throw Object.assign(new Error('No such device'), { code: 'ENODEV' });
       if (options.refuse === true) throw Object.assign(new Error('Operation not permitted'), { code: 'EPERM' });
-      const socket = new VirtualHciSocket({ address: sysfs.controller(index) });
+      const socket = new VirtualHciSocket({ address: sysfs.controller(index), powered: options.down !== true });
       sockets[index] = socket;
       return loadNoble({ hciDevice: index, socket });
+    },
+    // The kernel's Set Powered: refused while rfkill blocks the adapter.
+    async powerOn(index) {
+      powerRequests.push(index);
+      if (sysfsAdapters(root).rfkill(`hci${index}`) !== undefined) return { ok: false, reason: 'blocked by rfkill' };
+      sockets[index]?.setPowered(true);
+      return { ok: true };
     },
     source: { matcher: new ProfileMatcher([DEFAULT_PROFILE]), source: 'ble', counters: createCounters(), logger: log.logger, onSighting: (s) => sightings.push(s) },
     logger: log.logger,
@@ -82,7 +90,7 @@ function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean
   });
   running = recovery;
   const hear = (index: number): boolean[] => buttonReports(BUTTON).map((r) => sockets[index]!.deliver(Buffer.concat([Buffer.of(0x04), advertisingReportEvent(r)])));
-  return { recovery, sockets, opened, sightings, log, hear };
+  return { recovery, sockets, opened, powerRequests, sightings, log, hear };
 }
 
 /** Advances the fake clock until `done`, and says how long that took; fails beyond `boundMs`. */
@@ -180,13 +188,16 @@ describe('the recovery ladder (fake clock)', () => {
 
   it('powered off: powered-off with the fix; scanning within 5 s of power on', async () => {
     sysfs.plug(0);
-    const { recovery, sockets } = start();
+    const { recovery, sockets, powerRequests } = start();
     await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning at start');
+    await vi.advanceTimersByTimeAsync(2_000);
     sockets[0]!.setPowered(false);
     await within(2_000, () => state(recovery) === 'powered-off', 'powered-off');
     expect(recovery.condition().reason).toMatch(/^hci0 is powered off: power it on \(bluetoothctl power on, or btmgmt power on\)$/);
     await vi.advanceTimersByTimeAsync(60_000);
+    // Powered off by someone while in use: left off (power on was asked only as it was opened).
     expect(state(recovery)).toBe('powered-off');
+    expect(powerRequests).toEqual([0]);
 
     sockets[0]!.setPowered(true);
     await within(5_000, scanningOn(recovery, () => sockets[0]), 'scanning after power on');
@@ -204,9 +215,16 @@ describe('the recovery ladder (fake clock)', () => {
     await within(3_000, () => state(recovery) === 'blocked', 'blocked');
     expect(recovery.condition()).toEqual({ state: 'blocked', reason: 'hci0 is blocked by rfkill (soft block): rfkill unblock bluetooth' });
 
+    // Nothing but the ladder powers it on again (no bluetoothd here).
     sysfs.rfkill(0, false);
-    sockets[0]!.setPowered(true);
     await within(5_000, scanningOn(recovery, () => sockets[0]), 'scanning after the unblock');
+  });
+
+  it('an adapter found down (nobody powered it on; the kernel powers a new one off after setup) is powered on as it is opened', async () => {
+    sysfs.plug(0);
+    const { recovery, sockets, powerRequests } = start({ index: 0 }, { down: true });
+    await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning after the power on');
+    expect(powerRequests).toEqual([0]);
   });
 
   it('another program stops the scan or resets the controller: scanning meanwhile, and again within 5 s', async () => {
