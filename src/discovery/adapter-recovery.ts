@@ -5,6 +5,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { AdapterFinder, FoundAdapter, RfkillBlock } from './adapter-finder.js';
 import type { PowerAnswer } from './adapter-power.js';
+import { AdapterSearch } from './adapter-search.js';
 import { blocked, conditionOfOpenError, startBleSource, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
 import type { NobleRadio } from './noble-loader.js';
 
@@ -108,8 +109,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
   const now = options.now ?? monotonicNow;
   const wanted = 'address' in choice ? choice.address : undefined;
   const label = adapterLabel(choice);
-  /** Addresses read from adapters opened on trial, by name, while they stay listed. */
-  const learned = new Map<string, string>();
+  const search = new AdapterSearch(choice, finder);
   let phase: Open | Waiting = { kind: 'waiting', condition: { state: 'starting' } };
   let timer: NodeJS.Timeout | undefined;
   let faulted = false;
@@ -152,19 +152,9 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     reason: `no adapter ${label} (${faulted ? 'it went away' : 'not present'}); waiting for it: check \`bluetoothctl list\`, and on a Raspberry Pi \`systemctl status hciuart\``,
   });
 
-  const pick = (): FoundAdapter | undefined => {
-    const listed = finder.adapters();
-    for (const name of learned.keys()) if (listed !== null && !listed.some((a) => a.name === name)) learned.delete(name);
-    // Without sysfs the socket decides: the configured index, or hci0 to try an address on.
-    const candidates = listed ?? ['index' in choice ? { name: `hci${choice.index}`, index: choice.index } : { name: 'hci0', index: 0 }];
-    if (wanted === undefined) return candidates.find((a) => 'index' in choice && a.index === choice.index);
-    const known = (a: FoundAdapter): string | undefined => a.address ?? learned.get(a.name);
-    return candidates.find((a) => known(a) === wanted) ?? candidates.find((a) => known(a) === undefined);
-  };
-
   function look(): void {
     if (stopped) return;
-    const adapter = pick();
+    const adapter = search.next();
     if (adapter === undefined) return wait(absent(), ADAPTER_POLL_MS);
     open(adapter);
   }
@@ -184,7 +174,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
       if (errorCode(error) === 'ENODEV') return wait(absent(), ADAPTER_POLL_MS);
       return wait(cause, REOPEN_UNUSABLE_MS);
     }
-    const verified = wanted === undefined || (adapter.address ?? learned.get(adapter.name)) === wanted;
+    const verified = search.fits(adapter);
     const opened: Open = { kind: 'open', adapter, radio, source, verified, block: undefined, powerAsked: false, powerAttempts: 0 };
     phase = opened;
     // At once: the kernel powers a new adapter off two seconds after its setup unless asked.
@@ -206,8 +196,8 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     if (wanted !== undefined && !current.verified) {
       const address = current.radio.address();
       if (address !== undefined) {
-        learned.set(current.adapter.name, address);
-        if (address === wanted) current.verified = true;
+        search.learn(current.adapter, address);
+        if (search.fits(current.adapter)) current.verified = true;
         else {
           // Not ours: another adapter, tried because its address could not be read before opening.
           logger.info({ adapter: current.adapter.name, address, wanted }, 'not the configured adapter; looking further');
@@ -275,7 +265,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     condition,
     adapter() {
       if (phase.kind !== 'open') return null;
-      const address = phase.radio.address() ?? phase.adapter.address ?? learned.get(phase.adapter.name) ?? null;
+      const address = phase.radio.address() ?? search.addressOf(phase.adapter) ?? null;
       return { name: phase.adapter.name, address };
     },
     get restarts() {

@@ -110,9 +110,12 @@ export function startBleSource(options: BleSourceOptions): BleSource {
   };
 
   const restartSoon = (why: 'stopped by something else' | 'controller reset'): void => {
-    restarts += 1;
     clearTimeout(pendingRestart);
-    pendingRestart = setTimeout(() => scan(why), RESTART_AFTER_STOP_MS);
+    // Counted as the scan is asked for again, so that the count says a restart was made.
+    pendingRestart = setTimeout(() => {
+      restarts += 1;
+      scan(why);
+    }, RESTART_AFTER_STOP_MS);
     pendingRestart.unref();
   };
 
