@@ -8,8 +8,9 @@ import { waitFor } from '../support/wait.js';
 import { buttonReports } from './fixtures/captures.js';
 
 // The recovery ladder (src/discovery/adapter-recovery.ts) with the daemon as it runs: its real HCI
-// module reads a kernel socket stand-in (test/support/hci-kernel.c). hci0 goes away (the socket is
-// cut and the adapter reads as down) and comes back: the daemon opens a fresh socket by itself.
+// module reads a kernel socket stand-in (test/support/hci-kernel.c). hci0 goes away (it leaves the
+// sysfs listing, the socket is cut and the adapter reads as down) and comes back: the daemon says
+// `unavailable` meanwhile and opens a fresh socket by itself.
 // On a real kernel under qemu the same rows are timed against their bounds by the kernel test.
 
 const compiled = await compileHciKernel();
@@ -30,8 +31,10 @@ describe.skipIf(skipReason !== undefined)(`the daemon's BLE adapter, gone and ba
       const pid = before.pid;
 
       kernel.vanish();
-      await waitFor(async () => (await harness.status()).ble !== 'scanning', { timeoutMs: 20_000, what: 'BLE to stop scanning once hci0 is gone' });
-      kernel.setPowered(true);
+      await waitFor(async () => (await harness.status()).ble === 'unavailable', { timeoutMs: 20_000, what: 'unavailable once hci0 is gone' });
+      expect((await harness.status()).bleAdapter).toBeNull();
+      // Listed again: the daemon opens it afresh (the old socket is never written to again).
+      kernel.plugIn();
       await waitFor(async () => kernel.controller() !== first && (await harness.status()).ble === 'scanning', { timeoutMs: 20_000, what: 'scanning on a socket opened afresh' });
       expect(harness.output()).toContain('the BLE adapter went away');
 
