@@ -64,7 +64,9 @@ check_arch() {
   unpacked="$root/tmp/panic-pair-$arch"
   rm -rf "$unpacked"
   dpkg-deb -x "$deb" "$unpacked"
-  local module="$unpacked/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket/build/Release/bluetooth_hci_socket.node"
+  # The HCI module, where noble requires it (package.json's overrides put it there).
+  local hci="usr/lib/panic-pair/node_modules/@abandonware/noble/node_modules/@abandonware/bluetooth-hci-socket"
+  local module="$unpacked/$hci/build/Release/bluetooth_hci_socket.node"
   elf="$(file -b "$module")"
   say "  native module: $elf"
 
@@ -82,18 +84,19 @@ check_arch() {
     nodes+=("/opt/${spec/@/-}/bin/node")
   done
 
-  # The module's constructor opens a Bluetooth socket, which this kernel refuses (EAFNOSUPPORT):
-  # proof that the arm code ran, not only that it loaded; and node must exit 0 afterwards.
+  # The module opens a Bluetooth socket to list the adapters, which this kernel refuses ("Address
+  # family not supported by protocol"): proof that the arm code ran, not only that it loaded; and
+  # node must exit 0 afterwards.
   mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
   local node status
   for node in "${nodes[@]}"; do
     status=0
     load="$(inside "$root" "$node" -e '
       const BluetoothHciSocket = require(process.argv[1]);
-      try { new BluetoothHciSocket(); console.log("opened a socket"); } catch (error) { console.log(`loaded; the socket says ${error.code ?? error.message}`); }
-    ' "/tmp/panic-pair-$arch/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket" 2>&1)" || status=$?
+      try { new BluetoothHciSocket().getDeviceList(); console.log("opened a socket"); } catch (error) { console.log(`loaded; the socket says: ${error.message}`); }
+    ' "/tmp/panic-pair-$arch/$hci" 2>&1)" || status=$?
     case "$load" in
-      "loaded; the socket says E"* | "opened a socket") ;;
+      "loaded; the socket says: "* | "opened a socket") ;;
       *) die "$arch: the module does not load in $node: $load" ;;
     esac
     [ "$status" -eq 0 ] || die "$arch: $node exited $status after loading the module: $load"

@@ -1,10 +1,12 @@
 import Module, { createRequire } from 'node:module';
+import { kernelHciSocketClass } from './kernel-hci-socket.js';
 
-// The one place that knows noble's inside. noble is native and opens the HCI socket as it is
-// constructed, so it is loaded only when BLE is wanted, here. For capture replay and tests the
-// socket is the VirtualHciSocket: noble's own hci-socket modules are loaded afresh with it in
-// place of @abandonware/bluetooth-hci-socket, so every report goes through noble's own HCI and GAP
-// parsing and the process-wide module cache is left as it was.
+// The one place that knows noble's inside. noble opens the HCI socket as it is constructed, so it
+// is loaded only when BLE is wanted, here. noble's own hci-socket modules are loaded afresh with
+// the HCI socket given here in place of the module it requires, @abandonware/bluetooth-hci-socket
+// (where package.json's `overrides` installs the Node-API module): the kernel's, through
+// kernel-hci-socket.ts, or for capture replay and tests a VirtualHciSocket. Every report goes
+// through noble's own HCI and GAP parsing, and the process-wide module cache is left as it was.
 //
 // noble 1.9.2 has no close and no way to bound its per-device memory; the few private fields used
 // for that are named in the interfaces below, and each use is guarded.
@@ -127,7 +129,7 @@ type NobleConstructor = new (bindings: BindingsInternals) => NobleInternals;
  * the HCI socket cannot be opened.
  */
 export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): NobleRadio {
-  const Bindings = options.socket === undefined ? (require(BINDINGS) as BindingsConstructor) : bindingsOver(options.socket);
+  const Bindings = bindingsOver(options.socket === undefined ? kernelHciSocketClass(hciSocketFile()) : standInFor(options.socket));
   const bindings = new Bindings({ deviceId: options.hciDevice });
   // noble prints its advice for these states with console.log, on stdout, which is the daemon's
   // JSON log stream; the same transition without the print (the BLE source says it in words).
@@ -220,24 +222,34 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
   };
 }
 
-/** noble's hci-socket bindings loaded afresh, with `socket` where the kernel's HCI socket would be. */
-function bindingsOver(socket: HciSocket): BindingsConstructor {
+/** The HCI module's main file, as noble's HCI layer resolves it; throws MODULE_NOT_FOUND naming it when it is missing. */
+export function hciSocketFile(): string {
+  return createRequire(require.resolve(HCI)).resolve(HCI_SOCKET);
+}
+
+/** A class whose `new` gives `socket`: a constructor that returns an object yields that object. */
+function standInFor(socket: HciSocket): new () => HciSocket {
+  return function HciSocketStandIn(): HciSocket {
+    return socket;
+  } as unknown as new () => HciSocket;
+}
+
+/** noble's hci-socket bindings loaded afresh, with `HciSocketClass` where noble's HCI module would be. */
+function bindingsOver(HciSocketClass: new () => HciSocket): BindingsConstructor {
   const bindingsPath = require.resolve(BINDINGS);
   const hciPath = require.resolve(HCI);
   let socketPath: string;
   try {
-    socketPath = createRequire(hciPath).resolve(HCI_SOCKET);
+    socketPath = hciSocketFile();
   } catch {
+    // Only replay and tests get here: without the module, kernelHciSocketClass has thrown already.
     throw new Error(`${HCI_SOCKET} (installed with noble) is missing; noble's HCI layer cannot be loaded without it`);
   }
   const saved = new Map([bindingsPath, hciPath, socketPath].map((file) => [file, require.cache[file]] as const));
   const standIn = new Module(socketPath);
   standIn.filename = socketPath;
   standIn.loaded = true;
-  // noble constructs the socket with `new`; a constructor that returns an object yields that object.
-  standIn.exports = function HciSocketStandIn(): HciSocket {
-    return socket;
-  };
+  standIn.exports = HciSocketClass;
   try {
     delete require.cache[bindingsPath];
     delete require.cache[hciPath];
