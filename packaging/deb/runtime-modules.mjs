@@ -30,6 +30,8 @@ const PRUNED_IN = {
   '@abandonware/bluetooth-hci-socket': /^(build|src|include|patches|lib\/(uart|usb)[^/]*)$/,
   // The logger's command line; the daemon uses it as a library.
   pino: /^(bin\.js|browser\.js)$/,
+  // Its commands, which build at install; the HCI module uses it as a library, to find its build.
+  'node-gyp-build': /^(bin|build-test|optional)\.js$/,
 };
 
 /** Where `name` resolves from the package folder `from`, as Node's resolution looks upwards. */
