@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run deb -- --arch amd64|arm64|armhf [--nodedir DIR] [--version V]` writes
 // build/deb/panic-pair_<version>_<arch>.deb: the daemon bundled by esbuild into a few files, the
-// modules that cannot be bundled (noble, the HCI module with its native part compiled for <arch>, pino), the unit,
-// sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style maintainer scripts.
+// modules that cannot be bundled (noble, the HCI module with its native part compiled for <arch>,
+// pino), the unit, sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style
+// maintainer scripts.
 // Nothing is compiled, downloaded or run through npm on the hub. See docs/install.md.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -99,11 +100,11 @@ const INSTALLS: Array<{ install: string; bin: () => string; root: () => string }
 const versions = [process.versions.node, ...MAJORS.map(String)];
 const cases = INSTALLS.flatMap((install) => nodes.map((node, index) => ({ ...install, node, version: versions[index] })));
 
-/** The HCI module's manifest as installed under `root`: where noble requires it from. */
+/** The HCI module's manifest as installed under `root`, where noble requires it from. */
 function hciModuleOf(root: string): { name: string; version: string } {
-  const noble = path.join(root, 'node_modules', '@abandonware', 'noble');
-  const manifest = path.join(noble, 'node_modules', '@abandonware', 'bluetooth-hci-socket', 'package.json');
-  return JSON.parse(readFileSync(existsSync(manifest) ? manifest : path.join(root, 'node_modules', '@abandonware', 'bluetooth-hci-socket', 'package.json'), 'utf8')) as { name: string; version: string };
+  const hci = path.join(root, 'node_modules', '@abandonware', 'noble', 'lib', 'hci-socket', 'hci.js');
+  const manifest = createRequire(hci).resolve('@abandonware/bluetooth-hci-socket/package.json');
+  return JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; version: string };
 }
 
 describe.skipIf(skipReason !== undefined)(`one HCI module, in Node 20, ${MAJORS.join(', ')}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
