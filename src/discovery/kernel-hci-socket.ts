@@ -53,7 +53,7 @@ const STRERROR: Record<string, string> = {
 };
 
 /** `error` with the `code` (and errno) that Node's own errno errors carry, where the module gave none. */
-export function withErrnoCode(error: unknown): unknown {
+function withErrnoCode(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const coded = error as NodeJS.ErrnoException;
   if (coded.code !== undefined) return error;
