@@ -70,6 +70,8 @@ describe('why the Bluetooth modules cannot be loaded', () => {
     const source = '/opt/panic-pair/dist/discovery/ble-module.js';
     expect(bleModuleFix('native-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm rebuild @abandonware\/bluetooth-hci-socket --foreground-scripts/);
     expect(bleModuleFix('noble-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm ci --omit=dev/);
+    // A native part that does not load (a prebuilt one for a newer glibc): compiled, not taken again.
+    expect(bleModuleFix('native-incompatible', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm_config_build_from_source=true npm rebuild @abandonware\/bluetooth-hci-socket/);
     expect(bleModuleFix('hci-socket-missing', source)).toMatch(/^sudo apt-get install build-essential python3, then run systemd\/install.sh again/);
     expect(bleModuleFix('native-missing', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
     // The package's module uses Node-API: the Node's version is not part of the fix.
