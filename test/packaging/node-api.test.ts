@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/binary.js';
+import { assertBuilt, BIN, ROOT } from '../support/binary.js';
 import { runProcess, TEST_CACHE_DIR } from '../support/container-root.js';
 import { compileHciKernel } from '../support/hci-kernel.js';
 import { bluetoothRefused } from '../support/bluetooth.js';
@@ -23,7 +23,6 @@ import { pairThroughNativeModule } from '../support/native-ble-pairing.js';
 // module did under Node 24), and the daemon must pair a button it hears through the module (from
 // a kernel socket, test/support/hci-kernel.c), then exit 0.
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MAJORS = [22, 24, 26];
 const run = promisify(execFile);
 
@@ -94,7 +93,14 @@ interface Ended {
 const lib = () => path.join(unpacked, 'usr', 'lib', 'panic-pair');
 /** The program of each install path, and the folder its node_modules are in. */
 const INSTALLS: Array<{ install: string; bin: () => string; root: () => string }> = [
-  { install: 'the source install', bin: () => BIN, root: () => ROOT },
+  {
+    install: 'the source install',
+    bin: () => {
+      assertBuilt();
+      return BIN;
+    },
+    root: () => ROOT,
+  },
   { install: 'the amd64 package', bin: () => path.join(lib(), 'bin', 'panic-pair.js'), root: lib },
 ];
 const versions = [process.versions.node, ...MAJORS.map(String)];
