@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import { messageOf } from '../errors.js';
+import { kernelHciSocketClass } from './kernel-hci-socket.js';
+import { hciSocketFile } from './noble-loader.js';
 
 // Powering an adapter on through the kernel's Bluetooth management interface, as `btmgmt power on`
 // and bluetoothd do: one Set Powered command on a control-channel socket of the HCI module. noble
@@ -14,9 +15,6 @@ const MGMT_EV_CMD_STATUS = 0x0002;
 const STATUS: Record<number, string> = { 0: 'success', 0x0a: 'busy', 0x0d: 'invalid parameters', 0x11: 'invalid index', 0x12: 'blocked by rfkill', 0x14: 'permission denied' };
 /** The kernel answers at once; a socket with no answer by then is closed and the attempt counted failed. */
 const ANSWER_TIMEOUT_MS = 3_000;
-
-const HCI = '@abandonware/noble/lib/hci-socket/hci.js';
-const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
 
 /** The HCI module's socket as used here: its control channel. */
 export interface ControlSocket {
@@ -33,9 +31,7 @@ export type PowerAnswer = { ok: true } | { ok: false; reason: string };
 
 /** The HCI module noble loads, opened afresh: a socket to bind to the control channel. */
 export function moduleControlSocket(): ControlSocket {
-  const require = createRequire(import.meta.url);
-  const file = createRequire(require.resolve(HCI)).resolve(HCI_SOCKET);
-  const SocketClass = require(file) as new () => ControlSocket;
+  const SocketClass = kernelHciSocketClass(hciSocketFile()) as unknown as new () => ControlSocket;
   return new SocketClass();
 }
 
