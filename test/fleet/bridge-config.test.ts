@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runBinary, type CliResult } from '../support/binary.js';
+import { assertBuilt } from '../support/binary.js';
+import { bridgeConfig } from '../support/bridged-hub.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { findExecutable } from '../support/installed.js';
 import { publishOnce } from '../support/mqtt-observer.js';
@@ -12,9 +13,6 @@ import { waitFor } from '../support/wait.js';
 // `panic-pair bridge-config` (CONTRACT.md section 16): the bridge it prints, its refusals of bad
 // flags (exit 2, naming the flag), and a real mosquitto that takes the printed file as it is and
 // carries a hub's topics to a TLS central broker.
-
-const bridgeConfig = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-  runBinary(['bridge-config', ...args], { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '', ...env }, { timeoutMs: 30_000 });
 
 /** The printed directives, comments left out: key to its values. */
 function directives(text: string): Map<string, string> {
