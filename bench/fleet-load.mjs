@@ -81,6 +81,7 @@ await runBench(
       return message === undefined ? undefined : message;
     }, { timeoutMs: REFRESH_MS * 2, everyMs: 20 });
     relay.reset();
+    const daemonCpuBefore = cpuMsOf(daemon.pid);
     const restFrom = seen.indexOf(start) + 1;
     const healthBytes = start.bytes;
 
@@ -107,6 +108,8 @@ await runBench(
     });
     const restWire = relay.read();
     const restSeconds = (end.at - start.at) / 1000;
+    // What the hub's daemon spends at rest, its status read every second for the health included.
+    const daemonCpuPercent = ((cpuMsOf(daemon.pid) - daemonCpuBefore) / (restSeconds * 1000)) * 100;
     const rest = tally(seen.slice(restFrom, seen.indexOf(end) + 1));
     const central10k = await fleetRun;
 
@@ -144,7 +147,7 @@ await runBench(
     };
     const detail = {
       healthPayloadBytes: healthBytes,
-      rest: { windowSeconds: round(restSeconds, 1), ...rest, wire: restWire, perHubPerHour: restHour },
+      rest: { windowSeconds: round(restSeconds, 1), ...rest, wire: restWire, perHubPerHour: restHour, daemonCpuPercentOfOneCore: round(daemonCpuPercent, 3) },
       pairing: { buttons: BUTTONS, seconds: round(pairSeconds, 1), ...pairing, wire: pairWire, perButton },
       fleetOf10000AtRest: fleetRest,
       // An hour in which a tenth of the fleet pairs BUTTONS buttons each.

@@ -72,7 +72,7 @@ describe('a broker that refuses the announce subscription (dynamic security)', (
 
 describe('a broker whose ACL refuses the retained state (acl_file, MQTT 5)', () => {
   it('makes the hub degraded, naming the topic and the reason, and counts the refusals', async () => {
-    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status'] });
+    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status', 'topic write +/health'] });
     const entitlement = `${hub.prefix}/entitlement`;
     const report = await waitFor(async () => {
       const current = await hub!.status();
