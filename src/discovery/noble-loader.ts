@@ -37,6 +37,7 @@ export interface Noble {
   on(event: 'discover', listener: (peripheral: NoblePeripheral) => void): unknown;
   on(event: 'scanStart' | 'scanStop', listener: () => void): unknown;
   on(event: 'warning', listener: (message: string) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
   removeAllListeners(): unknown;
   startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void;
   stopScanning(callback?: () => void): void;
@@ -64,14 +65,34 @@ export interface NobleRadio {
   knownDevices(): number;
   /** Drops what noble remembers of devices; the next report of each starts afresh. */
   forgetDevices(): void;
+  /** The adapter's address as its controller reported it (Read BD ADDR), upper case; undefined until then. */
+  address(): string | undefined;
+  /** Radio events noble itself drops (see RadioEvents); the one listener of each, replaced by a later call. */
+  listen(events: RadioEvents): void;
+}
+
+/** What noble 1.9.2 swallows, surfaced for the recovery ladder (adapter-recovery.ts). */
+export interface RadioEvents {
+  /** An error of the HCI socket: ENODEV, EPIPE or EBADFD say the adapter is gone from under it. */
+  socketError?(error: Error & { code?: string }): void;
+  /** The controller was reset (HCI Reset completed), by anyone: its scan is off now, though noble still says it scans. */
+  controllerReset?(): void;
+  /** A packet noble's parser threw on; dropped, so that it never reaches the native socket's callback. */
+  malformed?(error: unknown): void;
 }
 
 type Dictionary = Record<string, unknown>;
 
 interface HciInternals {
   pollIsDevUp(): void;
+  onSocketError(error: Error & { code?: string }): void;
+  onSocketData(data: Buffer): void;
+  processCmdCompleteEvent(cmd: number, status: number, result: Buffer): void;
   _socket?: { stop?: () => void };
 }
+
+/** HCI Reset's opcode (OGF 0x03, OCF 0x0003). */
+const HCI_RESET = 0x0c03;
 
 interface BindingsInternals {
   _state: AdapterState | null;
@@ -89,6 +110,7 @@ interface BindingsInternals {
 
 interface NobleInternals extends Noble {
   initialized: boolean;
+  address?: string;
   _peripherals: Dictionary;
   _services: Dictionary;
   _characteristics: Dictionary;
@@ -114,8 +136,30 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
     this._state = state;
     this.emit('stateChange', state);
   };
+  // noble's Hci binds these by name as it starts (init), so instance methods put in place before
+  // then are the ones the socket calls.
+  let events: RadioEvents = {};
+  const hci = bindings._hci;
+  const { onSocketError, onSocketData, processCmdCompleteEvent } = hci;
+  hci.onSocketError = function socketError(error) {
+    onSocketError.call(this, error);
+    events.socketError?.(error);
+  };
+  hci.onSocketData = function socketData(data) {
+    try {
+      onSocketData.call(this, data);
+    } catch (error) {
+      events.malformed?.(error);
+    }
+  };
+  hci.processCmdCompleteEvent = function commandComplete(cmd, status, result) {
+    processCmdCompleteEvent.call(this, cmd, status, result);
+    if (cmd === HCI_RESET && status === 0) events.controllerReset?.();
+  };
   const Noble = require(NOBLE) as NobleConstructor;
   const noble = new Noble(bindings);
+  // An 'error' event without a listener would be thrown; noble's are warnings to the BLE source.
+  noble.on('error', (error) => events.malformed?.(error));
   // Stopping a scan this process never started would stop another's on the same adapter.
   let scanned = false;
   noble.on('scanStart', () => (scanned = true));
@@ -148,12 +192,18 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
         // the adapter may already be gone
       }
       noble.removeAllListeners();
+      noble.on('error', () => undefined);
+      events = {};
       bindings._hci.pollIsDevUp = () => undefined;
       bindings._hci._socket?.stop?.();
       for (const { event, listener } of added.splice(0)) {
         if (event === 'exit') process.removeListener('exit', listener);
         else process.removeListener('SIGINT', listener);
       }
+    },
+    address: () => (typeof noble.address === 'string' && noble.address !== 'unknown' ? noble.address.toUpperCase() : undefined),
+    listen(next) {
+      events = next;
     },
     knownDevices: () => Object.keys(noble._peripherals).length,
     forgetDevices() {

@@ -7,6 +7,7 @@ import { startBroker, type BrokerOptions, type TestBroker } from '../support/bro
 import { runBinary } from '../support/binary.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
+import { bluetoothRefused } from '../support/bluetooth.js';
 
 // The broker decides what the daemon may do (CONTRACT.md section 5): a subscription or publish it
 // refuses makes the hub degraded, named in `status` with the broker's reason; `pair` stops at once
@@ -67,6 +68,17 @@ describe('a broker that refuses the announce subscription (dynamic security)', (
     const window = await hub.cli(['pair', '--window', '30']);
     expect(window.code).toBe(1);
     expect(window.stderr).toContain(`a pairing window would hear no button: the MQTT broker refuses the subscription to ${announce}`);
+  });
+});
+
+describe.skipIf(!bluetoothRefused())('BLE unusable and the broker refusing the announce subscription (a machine without Bluetooth)', () => {
+  it('`pair` stops at once, naming the BLE reason beside the broker\'s', async () => {
+    hub = await hubOn({ dynsec: { admin: [{ acltype: 'publishClientSend', topic: '#', allow: true }], hub: [{ acltype: 'publishClientSend', topic: '#', allow: true }] } }, { PANIC_PAIR_BLE: 'auto' });
+    await waitFor(async () => ((await hub!.status()).mqttRefusals?.subscriptions.length ? true : undefined), { what: 'the refused subscription in status', timeoutMs: 20_000 });
+    expect((await hub.status()).ble).toBe('unavailable');
+    const pair = await hub.cli(['pair', 'DEAF-2', '--timeout', '60']);
+    expect(pair.code).toBe(1);
+    expect(pair.stderr).toContain('cannot hear DEAF-2: BLE is unavailable (unsupported: this kernel has no Bluetooth (AF_BLUETOOTH refused)), and the MQTT broker refuses');
   });
 });
 
