@@ -9,7 +9,8 @@ import { healthTopic, type HealthPayload } from './topics.js';
 // central broker at most one message a sample.
 
 /** How often the status is read and compared: a change reaches the fleet within a second, and
- * building the status (a few counters, the device tally) costs microseconds. */
+ * the reading is cheap (bench/fleet-load.mjs: the daemon at rest, this included, uses 0.03 % of
+ * one core). */
 export const HEALTH_SAMPLE_MS = 1_000;
 /** The refresh when nothing changed: the contract's once a minute, so `at` and `uptimeSeconds`
  * show a live hub, and a central broker that lost its retained messages has them back soon. */
