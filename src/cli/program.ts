@@ -92,6 +92,18 @@ export function buildProgram(): Command {
     .action(async (options) => (await import('./commands/check.js')).checkCommand(options));
 
   program
+    .command('bridge-config')
+    .description("print a mosquitto bridge (for /etc/mosquitto/conf.d/) carrying this hub's topics to a central broker under hubs/<hub-id>/")
+    .requiredOption('--central <url>', 'the central broker, mqtt://host:port or mqtts://host:port')
+    .requiredOption('--hub-id <id>', "this hub's name in the fleet: 1 to 64 of A-Z a-z 0-9 . _ -")
+    .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")
+    .option('--certfile <file>', "PEM certificate of this hub, when the central broker asks for one (with --keyfile)")
+    .option('--keyfile <file>', 'PEM key of that certificate')
+    .option(`${SETTINGS.mqttPrefix.flag} <prefix>`, `the hub's topic prefix (${SETTINGS.mqttPrefix.env}; default ${SETTINGS.mqttPrefix.defaultText})`)
+    .option('--config <file>', `JSON config file (${SETTINGS.config.env})`)
+    .action(async (options) => (await import('./commands/bridge-config.js')).bridgeConfigCommand(options));
+
+  program
     .command('demo')
     .description('the whole job on embedded defaults: simulator, MQTT broker, daemon and a simulated button')
     .action(async () => (await import('./commands/demo.js')).demoCommand());

@@ -12,6 +12,7 @@ import { wallClockIsUnset } from '../clock.js';
 import { createCounters, type Counters } from './counters.js';
 import { startMqttSide, type MqttSide } from './mqtt-side.js';
 import { buildStatus } from './status.js';
+import { healthOf } from './health.js';
 import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
 import { startBleSide } from './ble-side.js';
@@ -112,6 +113,9 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       clockUnset: wallClockIsUnset(buildTime()),
       uptimeSeconds: Math.round(process.uptime()),
     });
+
+  // The fleet's view of this hub is derived from the same report `status --json` prints.
+  mqtt?.publishHealth(() => healthOf(status()));
 
   const hearing: Hearing = {
     // BLE scanning (or starting) may still hear the button. Otherwise the hub is deaf when MQTT

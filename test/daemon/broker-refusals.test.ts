@@ -84,7 +84,7 @@ describe.skipIf(!bluetoothRefused())('BLE unusable and the broker refusing the a
 
 describe('a broker whose ACL refuses the retained state (acl_file, MQTT 5)', () => {
   it('makes the hub degraded, naming the topic and the reason, and counts the refusals', async () => {
-    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status'] });
+    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status', 'topic write +/health'] });
     const entitlement = `${hub.prefix}/entitlement`;
     const report = await waitFor(async () => {
       const current = await hub!.status();
