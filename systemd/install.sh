@@ -108,9 +108,11 @@ install_package() {
   say "package in $PREFIX; $LINK links to it"
 }
 
-# The HCI module compiles here (npm 11 and later run its script because package.json's
-# allowScripts allows it). npm says "rebuilt dependencies successfully" even when it skipped or
-# blocked the script, so the verdict is whether the module loads afterwards.
+# The HCI module (@stoprocent/bluetooth-hci-socket, Node-API, installed where noble requires
+# @abandonware/bluetooth-hci-socket): its install script keeps the prebuilt module that fits this
+# machine, or compiles one (npm 11 and later run it because package.json's allowScripts allows it).
+# npm says "rebuilt dependencies successfully" even when it skipped or blocked the script, so the
+# verdict is whether the module loads afterwards, as noble loads it.
 build_ble() {
   local dir="$1" log why
   if [ ! -d "$dir/node_modules/@abandonware/noble" ]; then
@@ -121,12 +123,16 @@ build_ble() {
   say "building the Bluetooth (HCI) module; its log goes to $log"
   local_headers
   (cd "$dir" && npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >"$log" 2>&1 || true
-  if why="$(cd "$dir" && node -e 'require("@abandonware/bluetooth-hci-socket")' 2>&1)"; then
+  if why="$(cd "$dir" && node -e '
+    const { createRequire } = require("node:module");
+    createRequire(require.resolve("@abandonware/noble/lib/hci-socket/hci.js"))("@abandonware/bluetooth-hci-socket");
+  ' 2>&1)"; then
     rm -f "$log"
-    say "Bluetooth: the HCI module is built and loads"
+    say "Bluetooth: the HCI module loads"
     return
   fi
-  why="$(printf '%s\n' "$why" | grep -m1 -E 'Error|Cannot' || printf '%s' "$why" | head -n1)"
+  # Node prints the failing source line first; the error's own line starts with its name.
+  why="$(printf '%s\n' "$why" | grep -m1 -E '^[A-Za-z]*Error' || printf '%s' "$why" | head -n1)"
   ble_off "the HCI module does not load: $why" "$log"
 }
 

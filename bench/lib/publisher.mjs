@@ -8,37 +8,11 @@
 //   quit
 import net from 'node:net';
 import readline from 'node:readline';
+import { connectPacket, DISCONNECT, publishPacket } from './mqtt-packets.mjs';
 
 const [host, portText] = process.argv.slice(2);
 const socket = net.connect({ host, port: Number(portText) });
 socket.setNoDelay(true);
-
-function remainingLength(length) {
-  const bytes = [];
-  do {
-    let byte = length % 128;
-    length = Math.floor(length / 128);
-    if (length > 0) byte |= 0x80;
-    bytes.push(byte);
-  } while (length > 0);
-  return Buffer.from(bytes);
-}
-
-function connectPacket(clientId) {
-  const id = Buffer.from(clientId);
-  const body = Buffer.concat([
-    Buffer.from([0, 4]), Buffer.from('MQTT'), Buffer.from([4, 0x02, 0, 60]),
-    Buffer.from([id.length >> 8, id.length & 0xff]), id,
-  ]);
-  return Buffer.concat([Buffer.from([0x10]), remainingLength(body.length), body]);
-}
-
-function publishPacket(topic, payload) {
-  const t = Buffer.from(topic);
-  const p = Buffer.from(payload);
-  const length = 2 + t.length + p.length;
-  return Buffer.concat([Buffer.from([0x30]), remainingLength(length), Buffer.from([t.length >> 8, t.length & 0xff]), t, p]);
-}
 
 /** Distinct, valid announcements: what a flood of unknown buttons looks like. */
 export function announcement(idPrefix, i) {
@@ -84,7 +58,7 @@ lines.on('line', async (line) => {
     await writeAll(prepared);
     say(`sent ${(performance.now() - started).toFixed(1)}`);
   } else if (command === 'quit') {
-    socket.end(Buffer.from([0xe0, 0]));
+    socket.end(DISCONNECT);
     process.exit(0);
   }
 });

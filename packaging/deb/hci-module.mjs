@@ -1,56 +1,17 @@
 // The one native module: the HCI socket, compiled for the package's architecture on the build
 // machine with Debian's cross compilers (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf). Nothing
-// is compiled on the hub. It is built from @stoprocent/bluetooth-hci-socket's sources, which use
-// Node-API: one build loads in every Node from 20.17 on, where @abandonware's (nan) loads only in
-// the Node major it was compiled for. packaging/deb/hci-socket.cjs gives it @abandonware's
-// contract, which noble is written against. The fork is not a dependency of the project: a hub's
-// source install never gets it (nor its serialport and install scripts); the build fetches its
-// one release once and checks it against the registry's digest.
+// is compiled on the hub. It is built from the sources of the HCI module that `npm ci` installed
+// (@stoprocent/bluetooth-hci-socket, the lock's version and digest, in the place noble requires
+// @abandonware/bluetooth-hci-socket), which use Node-API: one build loads in every Node from
+// 20.17 on. A source install loads the same module, from the prebuilt ones that release ships, or
+// compiled by its install script where none fits (src/discovery/kernel-hci-socket.ts gives both
+// the contract noble is written against).
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
-/** The sources compiled into the package's HCI module: one release, and its digest on npm. */
-export const HCI_SOURCES = {
-  spec: '@stoprocent/bluetooth-hci-socket@2.3.0',
-  tarball: 'stoprocent-bluetooth-hci-socket-2.3.0.tgz',
-  integrity: 'sha512-xTigfmWCBqNJyPibOCS8F4dTt0LdE5zHAlpOc919ladh1Q+PjQgSGMQZoXxpK9CzZgZCmPF5f90jC0IkogwQEg==',
-};
-
-const integrityOf = (file) => `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
-
-/**
- * The fork's unpacked release under `work`, its tarball fetched with `npm pack` into `cache`
- * the first time (the build's one use of the registry) and checked against HCI_SOURCES.integrity
- * every time.
- */
-export function hciSources({ cache, work }) {
-  const tarball = path.join(cache, HCI_SOURCES.tarball);
-  if (!existsSync(tarball)) {
-    // Fetched beside the cache and renamed into place: two builds at once (the test suites run
-    // in parallel) never read a tarball half written.
-    const fetching = path.join(cache, `.fetching-${process.pid}`);
-    mkdirSync(fetching, { recursive: true });
-    try {
-      execFileSync('npm', ['pack', '--silent', HCI_SOURCES.spec, '--pack-destination', fetching], { stdio: ['ignore', 'ignore', 'pipe'] });
-      renameSync(path.join(fetching, HCI_SOURCES.tarball), tarball);
-    } catch (error) {
-      throw new Error(`could not fetch ${HCI_SOURCES.spec}, the HCI module's sources, with npm pack (the build needs the npm registry once; then ${cache} keeps them): ${String(error.stderr ?? error.message).trim()}`);
-    } finally {
-      rmSync(fetching, { recursive: true, force: true });
-    }
-  }
-  const found = integrityOf(tarball);
-  if (found !== HCI_SOURCES.integrity) {
-    throw new Error(`${tarball} is not ${HCI_SOURCES.spec} as npm published it (${found}): delete it and build again`);
-  }
-  const dir = path.join(work, 'sources');
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', dir]);
-  return path.join(dir, 'package');
-}
+/** Where npm installs the HCI module: the name noble requires, replaced by package.json's `overrides`. */
+export const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
 
 /** Debian's architecture names, the GNU triplet of its compilers and node-gyp's --arch. */
 export const ARCHES = {
@@ -88,9 +49,10 @@ function splitHeaders(nodedir) {
 }
 
 /**
- * Compiles the module from the fork's sources in `source` (hciSources) into `work`, and returns
- * the stripped .node file's path. node-gyp and node-addon-api (noble's own dependency) come from
- * the build machine's node_modules; no header or binary is downloaded.
+ * Compiles the module from its sources in `source` (the installed module's folder) into `work`,
+ * and returns the stripped .node file's path. node-gyp (a development dependency) and
+ * node-addon-api (the module's own) come from the build machine's node_modules; no header or
+ * binary is downloaded.
  */
 export function compileHciModule({ arch, nodedir, source, sourceModules, work }) {
   const target = ARCHES[arch];
@@ -103,7 +65,7 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
   const module = path.join(work, 'bluetooth-hci-socket');
   rmSync(module, { recursive: true, force: true });
   mkdirSync(module, { recursive: true });
-  // The sources and nothing else: not its prebuilt binaries, not its build.
+  // The sources and nothing else: not its prebuilt binaries, not a build of the machine's own.
   for (const part of ['binding.gyp', 'package.json', 'src', 'include']) cpSync(path.join(source, part), path.join(module, part), { recursive: true });
   // Debian's hardening for a library that reads from a kernel socket: fortified libc calls, and
   // its relocations read-only once loaded.

@@ -1,9 +1,11 @@
 // The node_modules the package carries beside its bundle: what esbuild cannot fold into it. noble
-// is loaded by path and has its HCI layer swapped in tests (src/discovery/noble-loader.ts), the
-// HCI module is native, and pino starts its pretty-printer as a worker thread by file name. Each is
-// copied with what it requires at run time, and nothing a hub does not run: build tools (node-gyp,
-// node-pre-gyp, nan, node-addon-api), the USB transport (usb: only with
-// BLUETOOTH_HCI_SOCKET_FORCE_USB, for dongles without a kernel driver), types, docs and tests.
+// is loaded by path and has its HCI layer swapped (src/discovery/noble-loader.ts), the HCI module
+// (installed with noble) is native, and pino starts its pretty-printer as a worker thread by file
+// name. Each is copied with what it requires at run time, and nothing a hub does not run: build
+// tools (node-addon-api, napi-thread-safe-callback, and patch-package, which the HCI module's
+// release scripts use), its UART and USB transports (serialport, async, usb: only with
+// BLUETOOTH_HCI_SOCKET_UART_PORT or _FORCE_USB, for controllers without a kernel driver), its
+// prebuilt native parts (the package compiles its own), types, docs and tests.
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -11,9 +13,10 @@ import path from 'node:path';
 export const EXTERNAL = ['@abandonware/noble', '@abandonware/bluetooth-hci-socket', 'pino'];
 
 /** Dependencies a package declares that are not needed to run it on a hub. */
-const NOT_AT_RUN_TIME = new Set([
-  ...['node-gyp', '@mapbox/node-pre-gyp', 'nan', 'node-addon-api', 'napi-thread-safe-callback', 'node-gyp-build', 'usb'],
-]);
+const NOT_AT_RUN_TIME = new Set(['node-addon-api', 'napi-thread-safe-callback', 'patch-package', 'serialport', 'async', 'usb']);
+
+/** What the package copies with their dependencies; noble brings the HCI module. */
+const COPIED = ['@abandonware/noble', 'pino'];
 
 /** Files and folders no package needs at run time. */
 const PRUNED = /(^|\/)(\.[^/]*|test|tests|__tests__|fixtures?|docs?|examples?|benchmarks?|prebuilds|package-lock\.json|tsconfig\.json|eslint\.config\.[cm]?js|(test|bench|benchmark|example)[^/]*\.js|index\.html|favicon\.ico|CNAME|demo\.png|[^/]*\.sh|[^/]*\.(md|markdown|ts|map|gyp|gypi|cc|cpp|h|yml|yaml))$/i;
@@ -24,9 +27,11 @@ export const LICENSE_FILE = /(^|\/)(licen[cs]e|copying)(\.(md|txt|markdown))?$/i
 /** Per package: folders of sources and build products; the HCI module's own is compiled afresh. */
 const PRUNED_IN = {
   '@abandonware/noble': /^(lib\/(mac|win|webbluetooth|websocket|distributed)|build|src|assets|test[^/]*\.js|ws-slave\.js|with-[^/]*\.js)$/,
-  '@abandonware/bluetooth-hci-socket': /^(build|src|lib\/binding|appveyor\.yml|test\.js)$/,
+  '@abandonware/bluetooth-hci-socket': /^(build|src|include|patches|lib\/(uart|usb)[^/]*)$/,
   // The logger's command line; the daemon uses it as a library.
   pino: /^(bin\.js|browser\.js)$/,
+  // Its commands, which build at install; the HCI module uses it as a library, to find its build.
+  'node-gyp-build': /^(bin|build-test|optional)\.js$/,
 };
 
 /** Where `name` resolves from the package folder `from`, as Node's resolution looks upwards. */
@@ -40,7 +45,7 @@ function locate(name, from, root) {
 }
 
 /** Copies `names` and their run-time dependencies from the project folder `root`'s node_modules into `target`'s, keeping each one's place. */
-export function copyRuntimeModules(root, target, names = EXTERNAL) {
+export function copyRuntimeModules(root, target, names = COPIED) {
   const seen = new Set();
   const queue = names.map((name) => ({ name, from: root, optional: false }));
   while (queue.length > 0) {

@@ -47,7 +47,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   }
 
   const token = checkToken(config, options.unitTokenFile ?? UNIT_TOKEN_FILE);
-  const probe = options.probeBle ?? (async (hci: number) => (await import('../daemon/ble-probe.js')).probeBle(hci));
+  const probe = options.probeBle ?? (async (adapter) => (await import('../daemon/ble-probe.js')).probeBle(adapter));
   const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, options.refusedPublishes), checkBle(config, probe)]);
   // Named only when wrong: a set clock is the usual case and needs no line.
   const clock = wallClockIsUnset(buildTime()) ? [fail('clock', CLOCK_UNSET, 'connect the hub to a network with NTP (systemd-timesyncd), or set the date by hand')] : [];

@@ -92,6 +92,18 @@ export function buildProgram(): Command {
     .action(async (options) => (await import('./commands/check.js')).checkCommand(options));
 
   program
+    .command('bridge-config')
+    .description("print a mosquitto bridge (for /etc/mosquitto/conf.d/) carrying this hub's topics to a central broker under hubs/<hub-id>/")
+    .requiredOption('--central <url>', 'the central broker, mqtt://host:port or mqtts://host:port')
+    .requiredOption('--hub-id <id>', "this hub's name in the fleet: 1 to 64 of A-Z a-z 0-9 . _ -")
+    .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")
+    .option('--certfile <file>', "PEM certificate of this hub, when the central broker asks for one (with --keyfile)")
+    .option('--keyfile <file>', 'PEM key of that certificate')
+    .option(`${SETTINGS.mqttPrefix.flag} <prefix>`, `the hub's topic prefix (${SETTINGS.mqttPrefix.env}; default ${SETTINGS.mqttPrefix.defaultText})`)
+    .option('--config <file>', `JSON config file (${SETTINGS.config.env})`)
+    .action(async (options) => (await import('./commands/bridge-config.js')).bridgeConfigCommand(options));
+
+  program
     .command('demo')
     .description('the whole job on embedded defaults: simulator, MQTT broker, daemon and a simulated button')
     .action(async () => (await import('./commands/demo.js')).demoCommand());
@@ -104,6 +116,22 @@ export function buildProgram(): Command {
     .option('--token <token>', `the bearer token to accept (${SETTINGS.apiToken.env})`)
     .option('--seed <file>', 'customers to serve, JSON')
     .action(async (options) => (await import('./commands/simulator.js')).runSimulatorCommand(options));
+
+  // CONTRACT section 15: a hub set up from its SD card's boot partition, with cloud-init.
+  program
+    .command('provision')
+    .description("print a hub's #cloud-config user-data (the boot partition's user-data): settings, token and installer code, written owner-only at first boot, then removed from the boot partition")
+    .option('--api-url <url>', 'the panic-api address (https; http only for loopback)')
+    .option('--customer <id>', "the hub's customer id, a positive integer")
+    .option('--token-file <file>', 'the file holding the API token (with --csv: for rows without tokenFile)')
+    .option('--web-code-file <file>', "the file holding the installer code: the installer's page is on at first boot (with --csv: for rows without webCodeFile)")
+    .option('--web-listen <host:port>', "where the installer's page listens (default 0.0.0.0:8080)")
+    .option('--mqtt-url <url>', 'the MQTT broker the hub listens to (mqtt:// or mqtts://)')
+    .option('--deb-on-boot <file>', "install this panic-pair .deb at first boot from the boot partition (copy it there beside user-data); its dependencies come from the image's apt sources")
+    .option('--hub-id <id>', 'names the hub (letters, digits, -, _, .): written to /etc/panic-pair/hub-id')
+    .option('--csv <file>', 'a batch: columns hubId,customerId and optionally tokenFile,webCodeFile; every row is checked before anything is written')
+    .option('--out-dir <dir>', 'with --csv: writes one file a hub, <dir>/<hubId>.user-data (mode 0600)')
+    .action(async (options) => (await import('./commands/provision.js')).provisionCommand(options));
 
   return program;
 }

@@ -7,3 +7,4 @@ export { describeTokenSource, readToken, type TokenSource } from './token.js';
 export { SETTINGS, SETTING_KEYS, settingOf, type Setting, type SettingKey } from './settings.js';
 export { controlSocketPath, controlSocketCandidates } from './paths.js';
 export { Secret } from './secret.js';
+export { adapterLabel, type AdapterChoice } from './adapter.js';

@@ -9,6 +9,7 @@ import { SETTINGS } from './settings.js';
 import type { TokenSource } from './token.js';
 import { topicFilterProblem, topicPrefixProblem } from './topics.js';
 import { listenAddress, type WebConfig } from './web.js';
+import { adapterChoice, type AdapterChoice } from './adapter.js';
 
 export const BLE_MODES = ['on', 'off', 'auto'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -43,7 +44,8 @@ export interface Config {
   /** Undefined when PANIC_PAIR_HOMEASSISTANT is off. */
   homeAssistant?: { prefix: string };
   ble: BleMode;
-  hciDevice: number;
+  /** The adapter by index or by address. */
+  hciDevice: AdapterChoice;
   bleReplay?: string;
   minRssi: number;
   autoPair: boolean;
@@ -86,7 +88,7 @@ export const settingsSchema = z
     homeAssistant: yesNo(form('homeAssistant')),
     homeAssistantPrefix: topic('homeAssistantPrefix', topicPrefixProblem),
     ble: oneOf(BLE_MODES, form('ble')),
-    hciDevice: integer(form('hciDevice'), 0, 1023),
+    hciDevice: adapterChoice(form('hciDevice')),
     bleReplay: path(form('bleReplay')).optional(),
     minRssi: integer(form('minRssi'), -127, 20),
     autoPair: yesNo(form('autoPair')),

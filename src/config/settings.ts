@@ -171,7 +171,7 @@ export const SETTINGS = {
     env: 'PANIC_PAIR_HCI_DEVICE',
     fileKey: 'hciDevice',
     flag: '--hci-device',
-    form: 'an integer >= 0, the HCI adapter index (0 for hci0)',
+    form: 'the Bluetooth adapter: its index from 0 to 1023 (0 for hci0), hciN, or its address AA:BB:CC:DD:EE:FF (found again when the kernel renumbers it)',
     default: 0,
     defaultText: '0',
   },

@@ -1,3 +1,5 @@
+import { adapterLabel, type AdapterChoice } from '../config/adapter.js';
+import type { AdapterFinder, FoundAdapter } from '../discovery/adapter-finder.js';
 import type { HciSocket } from '../discovery/noble-loader.js';
 import type { StatusReport } from './status-report.js';
 
@@ -8,40 +10,73 @@ export interface BleState {
 
 const PROBE_TIMEOUT_MS = 5_000;
 
+export interface ProbeOptions {
+  /** In place of the kernel's HCI socket (tests); then sysfs is not read unless `finder` is given. */
+  socket?: HciSocket;
+  /** The adapters the kernel lists; sysfs by default. */
+  finder?: AdapterFinder;
+  timeoutMs?: number;
+}
+
 /**
- * Whether the hub's own radio can be used, for `check`: noble is loaded (lazily: it is native and
+ * Whether the hub's own radio can be used, for `check`: the adapter is looked for as the daemon's
+ * recovery ladder looks for it (by index, or by address), noble is loaded (lazily: it is native and
  * opens the HCI socket as it loads), the adapter's first state is awaited, and noble is closed.
  * `starting` means powered on and usable; otherwise the state and the reason, as `status` says it.
  */
-export async function probeBle(hciDevice: number, options: { socket?: HciSocket; timeoutMs?: number } = {}): Promise<BleState> {
-  const adapter = `hci${hciDevice}`;
+export async function probeBle(choice: AdapterChoice, options: ProbeOptions = {}): Promise<BleState> {
+  const finder = options.finder ?? (options.socket === undefined ? (await import('../discovery/adapter-finder.js')).sysfsAdapters() : undefined);
+  const listed = finder?.adapters() ?? null;
+  const label = adapterLabel(choice);
+  const { blocked } = await import('../discovery/ble.js');
+  const absent = (): BleState => ({ state: 'unavailable', reason: `no adapter ${label} (not present): check \`bluetoothctl list\`, and on a Raspberry Pi \`systemctl status hciuart\`` });
+  const withRfkill = (adapter: FoundAdapter, state: BleState): BleState => {
+    const block = state.state === 'powered-off' ? finder?.rfkill(adapter.name) : undefined;
+    return block === undefined ? state : blocked(adapter.name, block);
+  };
+  if ('index' in choice) {
+    const adapter = { name: `hci${choice.index}`, index: choice.index };
+    if (listed !== null && !listed.some((a) => a.index === choice.index)) return absent();
+    return withRfkill(adapter, (await probeOne(adapter, options)).state);
+  }
+  const candidates = listed ?? [{ name: 'hci0', index: 0 }];
+  const byAddress = candidates.find((a) => a.address === choice.address);
+  for (const adapter of byAddress === undefined ? candidates : [byAddress]) {
+    const probed = await probeOne(adapter, options);
+    if (byAddress !== undefined || probed.address === choice.address) return withRfkill(adapter, probed.state);
+  }
+  return absent();
+}
+
+async function probeOne(adapter: FoundAdapter, options: ProbeOptions): Promise<{ state: BleState; address?: string }> {
   const { conditionOf, conditionOfOpenError } = await import('../discovery/ble.js');
   let radio;
   try {
     const { loadNoble } = await import('../discovery/noble-loader.js');
-    radio = loadNoble(options.socket === undefined ? { hciDevice } : { hciDevice, socket: options.socket });
+    radio = loadNoble(options.socket === undefined ? { hciDevice: adapter.index } : { hciDevice: adapter.index, socket: options.socket });
   } catch (error) {
-    return conditionOfOpenError(error, adapter);
+    return { state: conditionOfOpenError(error, adapter.name) };
   }
   const opened = radio;
-  return new Promise<BleState>((resolve) => {
+  return new Promise((resolve) => {
     const finish = (state: BleState): void => {
       clearTimeout(timer);
+      const address = opened.address();
       opened.close();
-      resolve(state);
+      resolve(address === undefined ? { state } : { state, address });
     };
     const timer = setTimeout(
-      () => finish({ state: 'unavailable', reason: `${adapter} reported no state within ${PROBE_TIMEOUT_MS / 1000} s` }),
+      () => finish({ state: 'unavailable', reason: `${adapter.name} reported no state within ${PROBE_TIMEOUT_MS / 1000} s` }),
       options.timeoutMs ?? PROBE_TIMEOUT_MS,
     );
     opened.noble.on('stateChange', (state) => {
       if (state === 'unknown' || state === 'resetting') return;
-      finish(conditionOf(state, adapter));
+      finish(conditionOf(state, adapter.name));
     });
     try {
       opened.open();
     } catch (error) {
-      finish(conditionOfOpenError(error, adapter));
+      finish(conditionOfOpenError(error, adapter.name));
     }
   });
 }

@@ -1,6 +1,9 @@
-import type { Config } from '../config/index.js';
+import { adapterLabel, type Config } from '../config/index.js';
 import { SETTINGS } from '../config/settings.js';
-import { conditionOfOpenError, startBleSource, type BleCondition, type BleSource } from '../discovery/ble.js';
+import { sysfsAdapters } from '../discovery/adapter-finder.js';
+import { powerOn } from '../discovery/adapter-power.js';
+import { startAdapterRecovery } from '../discovery/adapter-recovery.js';
+import { startBleSource, type BleSource } from '../discovery/ble.js';
 import { startReplay, type Replay } from '../discovery/ble-replay.js';
 import { readCapture } from '../discovery/btsnoop.js';
 import { loadNoble, type NobleRadio } from '../discovery/noble-loader.js';
@@ -8,17 +11,26 @@ import { ProfileMatcher } from '../discovery/profiles.js';
 import type { Sighting } from '../discovery/sighting.js';
 import { VirtualHciSocket } from '../discovery/virtual-hci-socket.js';
 import { PanicPairError, messageOf } from '../errors.js';
+import { monotonicNow } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Counters } from './counters.js';
 import type { StatusReport } from './status-report.js';
 
 // BLE for the daemon: the hub's own radio through noble, or, with PANIC_PAIR_BLE_REPLAY, a
-// capture replayed through noble in its place. `auto` and `on` both try the adapter and run on
-// without it when it cannot be used; `status` says why (and, for `on`, counts it as degraded).
+// capture replayed through noble in its place. `auto` and `on` both use the adapter and run on
+// without it while it cannot be used; the discovery layer's recovery ladder (adapter-recovery.ts)
+// keeps looking for it and opens it again, and the daemon only reads its state: `status` says why
+// BLE is not scanning (and, for `on`, counts it as degraded).
 
 export interface BleSide {
   readonly state: StatusReport['ble'];
   readonly reason: string | undefined;
+  /** The adapter in use, `{ name: 'hci0', address }`, or null while none is. */
+  readonly adapter: StatusReport['bleAdapter'];
+  /** Real recoveries: re-opens and scans started again after a stop. */
+  readonly restarts: number;
+  /** Seconds since the latest advertisement (monotonic); null before the first. */
+  readonly lastHeardSeconds: number | null;
   stop(): Promise<void>;
 }
 
@@ -42,30 +54,39 @@ export async function startBleSide(options: BleSideOptions): Promise<BleSide> {
 }
 
 function startRadio(options: BleSideOptions): BleSide {
-  const { config } = options;
-  const adapter = `hci${config.hciDevice}`;
-  let radio: NobleRadio;
-  try {
-    radio = loadNoble({ hciDevice: config.hciDevice });
-  } catch (error) {
-    return unavailable(conditionOfOpenError(error, adapter), options);
-  }
-  const source = sourceOn(radio, adapter, options);
-  try {
-    radio.open();
-  } catch (error) {
-    source.stop();
-    return unavailable(conditionOfOpenError(error, adapter), options);
+  const { config, logger } = options;
+  const recovery = startAdapterRecovery({
+    choice: config.hciDevice,
+    finder: sysfsAdapters(),
+    openRadio: (index) => loadNoble({ hciDevice: index }),
+    powerOn: (index) => powerOn(index),
+    source: sourceOptions(options),
+    logger,
+  });
+  const first = recovery.condition();
+  if (first.state !== 'scanning' && first.state !== 'starting') {
+    const fields = { ble: first.state, reason: first.reason, setting: `${SETTINGS.ble.env}=${config.ble}` };
+    if (config.ble === 'on') logger.error(fields, 'BLE is required but cannot be used; running without it until it can (status: degraded)');
+    else logger.warn(fields, 'BLE cannot be used; running without it');
   }
   return {
     get state() {
-      return source.condition().state;
+      return recovery.condition().state;
     },
     get reason() {
-      return source.condition().reason;
+      return recovery.condition().reason;
+    },
+    get adapter() {
+      return recovery.adapter();
+    },
+    get restarts() {
+      return recovery.restarts;
+    },
+    get lastHeardSeconds() {
+      return recovery.lastHeardSeconds();
     },
     async stop() {
-      source.stop();
+      recovery.stop();
     },
   };
 }
@@ -80,14 +101,14 @@ async function startCaptureReplay(options: BleSideOptions, file: string): Promis
   const socket = new VirtualHciSocket();
   let radio: NobleRadio;
   try {
-    radio = loadNoble({ hciDevice: config.hciDevice, socket });
+    radio = loadNoble({ hciDevice: 0, socket });
   } catch (error) {
     throw new PanicPairError('config', `${setting}: replay runs through noble, which cannot be loaded: ${messageOf(error)}`, { cause: error });
   }
   const source = sourceOn(radio, 'replay', options);
   radio.open();
   const replay: Replay = startReplay({ capture, socket });
-  const reason = `replaying ${file} (${capture.records.length} advertising reports, looping) instead of hci${config.hciDevice}`;
+  const reason = `replaying ${file} (${capture.records.length} advertising reports, looping) instead of ${adapterLabel(config.hciDevice)}`;
   logger.info({ file, datalink: capture.datalink, reports: capture.records.length, records: capture.total }, 'replaying a BLE capture instead of the adapter');
   return {
     get state() {
@@ -95,6 +116,14 @@ async function startCaptureReplay(options: BleSideOptions, file: string): Promis
     },
     get reason() {
       return source.condition().reason ?? reason;
+    },
+    adapter: null,
+    get restarts() {
+      return source.restarts;
+    },
+    get lastHeardSeconds() {
+      const at = source.lastHeardAt;
+      return at === undefined ? null : Math.max(0, Math.round((monotonicNow() - at) / 1000));
     },
     async stop() {
       replay.stop();
@@ -104,25 +133,19 @@ async function startCaptureReplay(options: BleSideOptions, file: string): Promis
 }
 
 function sourceOn(radio: NobleRadio, adapter: string, options: BleSideOptions): BleSource {
-  return startBleSource({
-    radio,
+  return startBleSource({ ...sourceOptions(options), radio, adapter });
+}
+
+function sourceOptions(options: BleSideOptions) {
+  return {
     matcher: new ProfileMatcher(options.config.profiles),
     source: BLE_SOURCE,
-    adapter,
     counters: options.counters,
     logger: options.logger,
     onSighting: options.onSighting,
-  });
-}
-
-function unavailable(condition: BleCondition, options: BleSideOptions): BleSide {
-  const required = options.config.ble === 'on';
-  const fields = { ble: condition.state, reason: condition.reason, setting: `${SETTINGS.ble.env}=${options.config.ble}` };
-  if (required) options.logger.error(fields, 'BLE is required but cannot be used; running without it (status: degraded)');
-  else options.logger.warn(fields, 'BLE cannot be used; running without it');
-  return fixed(condition);
+  };
 }
 
 function fixed(condition: { state: StatusReport['ble']; reason?: string }): BleSide {
-  return { state: condition.state, reason: condition.reason, stop: async () => undefined };
+  return { state: condition.state, reason: condition.reason, adapter: null, restarts: 0, lastHeardSeconds: null, stop: async () => undefined };
 }

@@ -12,6 +12,7 @@ import { wallClockIsUnset } from '../clock.js';
 import { createCounters, type Counters } from './counters.js';
 import { startMqttSide, type MqttSide } from './mqtt-side.js';
 import { buildStatus } from './status.js';
+import { healthOf } from './health.js';
 import type { StatusReport } from './status-report.js';
 import { TokenHolder } from './token-holder.js';
 import { startBleSide } from './ble-side.js';
@@ -98,6 +99,9 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       ...(mqtt === undefined ? {} : { mqttDetail: mqtt.detail() }),
       ble: ble.state,
       ...(ble.reason === undefined ? {} : { bleReason: ble.reason }),
+      bleAdapter: ble.adapter,
+      bleRestarts: ble.restarts,
+      bleLastHeardSeconds: ble.lastHeardSeconds,
       bleRequired: config.ble === 'on',
       store: { ...store.health(), path: store.file, ...writeCounts(store) },
       unsavedLinks: engine.unsavedLinks,
@@ -110,9 +114,19 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       uptimeSeconds: Math.round(process.uptime()),
     });
 
+  // The fleet's view of this hub is derived from the same report `status --json` prints.
+  mqtt?.publishHealth(() => healthOf(status()));
+
   const hearing: Hearing = {
-    // BLE scanning (or starting) may still hear the button; only MQTT's refusals make the hub deaf.
-    deafness: () => (ble.state === 'scanning' || ble.state === 'starting' ? undefined : mqtt?.deafness()),
+    // BLE scanning (or starting) may still hear the button. Otherwise the hub is deaf when MQTT
+    // cannot hear either (the broker refuses its subscriptions, or MQTT is off while BLE is wanted
+    // but unusable), and the reason names both (CONTRACT.md section 14).
+    deafness: () => {
+      if (ble.state === 'scanning' || ble.state === 'starting') return undefined;
+      const mqttDeaf = mqtt === undefined ? (ble.state === 'off' ? undefined : 'MQTT is off') : mqtt.deafness();
+      if (mqttDeaf === undefined) return undefined;
+      return ble.state === 'off' ? mqttDeaf : `BLE is ${ble.state}${ble.reason === undefined ? '' : ` (${ble.reason})`}, and ${mqttDeaf}`;
+    },
     onChange: (listener) => mqtt?.onRefusalChange(listener) ?? (() => undefined),
   };
   const handlers: ControlHandlers = {

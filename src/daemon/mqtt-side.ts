@@ -8,6 +8,8 @@ import type { Logger } from '../log/logger.js';
 import { connectMqtt, type MqttConnection } from '../mqtt/connection.js';
 import { startHomeAssistant } from '../mqtt/home-assistant.js';
 import { createStatePublisher } from '../mqtt/state-publisher.js';
+import { startHealthPublisher } from '../mqtt/health-publisher.js';
+import type { HealthReading } from './health.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import { packageVersion } from '../version.js';
 import type { Counters } from './counters.js';
@@ -23,6 +25,8 @@ export interface MqttSide {
    */
   deafness(): string | undefined;
   onRefusalChange(listener: () => void): () => void;
+  /** Keeps `<prefix>/health` retained from `read` (CONTRACT.md section 16) until close. */
+  publishHealth(read: () => HealthReading): void;
   close(): Promise<void>;
 }
 
@@ -86,12 +90,17 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
       ...(reason === undefined ? {} : { reason }),
     };
   };
+  const stops: Array<() => void> = [];
   return {
     state: () => connection.state(),
     detail,
     deafness: () => refusedHearing([...hearing], connection.refusals(), mqttConfig.username),
     onRefusalChange: (listener) => connection.onRefusalChange(listener),
+    publishHealth(read) {
+      stops.push(startHealthPublisher({ connection, prefix: config.mqttPrefix, read }));
+    },
     close: () => {
+      for (const stop of stops) stop();
       for (const source of sources) source.stop();
       homeAssistant?.stop();
       return connection.close();

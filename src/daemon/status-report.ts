@@ -27,8 +27,14 @@ export interface StatusReport {
   mqttProtocol?: '5' | '3.1.1';
   /** Subscriptions and (MQTT 5) publishes the broker refuses, and how many publishes it refused. */
   mqttRefusals?: RefusalReport;
-  ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off';
+  ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off' | 'blocked';
   bleReason?: string;
+  /** CONTRACT.md section 14: the adapter in use (its address once read), or null while none is. */
+  bleAdapter: { name: string; address: string | null } | null;
+  /** Real recoveries of the radio: adapters opened again after a fault, scans started again after a stop or reset. */
+  bleRestarts: number;
+  /** Seconds since the latest advertisement heard, on the monotonic clock; null before the first. */
+  bleLastHeardSeconds: number | null;
   /** Writes since start, with their fsyncs and bytes: what the store costs the SD card. */
   store: { ok: boolean; path: string; error?: string; writes?: number; fsyncs?: number; bytesWritten?: number };
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };

@@ -18,6 +18,9 @@ export interface StatusInputs {
   mqttDetail?: MqttDetail;
   ble: StatusReport['ble'];
   bleReason?: string;
+  bleAdapter?: StatusReport['bleAdapter'];
+  bleRestarts?: number;
+  bleLastHeardSeconds?: number | null;
   bleRequired: boolean;
   store: StatusReport['store'];
   unsavedLinks: number;
@@ -63,6 +66,9 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     mqtt: inputs.mqtt,
     ...mqttStatusFields(inputs.mqtt, inputs.mqttDetail),
     ble: inputs.ble,
+    bleAdapter: inputs.bleAdapter ?? null,
+    bleRestarts: inputs.bleRestarts ?? 0,
+    bleLastHeardSeconds: inputs.bleLastHeardSeconds ?? null,
     store: inputs.store,
     devices,
     autoPair: inputs.autoPair,

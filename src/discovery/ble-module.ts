@@ -3,20 +3,27 @@ import { fileURLToPath } from 'node:url';
 import { errorCodeOf } from '../errors.js';
 
 // Why the Bluetooth modules could not be loaded, told apart so that each gets the fix that works:
-// noble itself missing, its HCI socket module missing (npm drops an optional package whose build
-// failed), the HCI module's native part never built (npm 11+ skips install scripts that
-// package.json's allowScripts does not cover; --ignore-scripts skips them all), or a native part
-// built for another Node or another machine.
+// noble itself missing, its HCI socket module missing (npm drops an optional package whose install
+// failed), the HCI module's native part absent (no prebuilt one fits this machine and npm skipped
+// the install script that compiles it: npm 11+ runs only the scripts package.json's allowScripts
+// allows; --ignore-scripts skips them all), or a native part that does not load on this machine.
+//
+// The HCI module is @stoprocent/bluetooth-hci-socket (Node-API), installed by package.json's
+// `overrides` in the place noble requires, node_modules/@abandonware/bluetooth-hci-socket: npm
+// commands name it by that folder.
 
 export type BleModuleProblem = 'noble-missing' | 'hci-socket-missing' | 'native-missing' | 'native-incompatible';
 
+/** The name noble requires the HCI module by, and npm's name for its folder. */
 const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
+/** The HCI module itself. */
+const HCI_MODULE = '@stoprocent/bluetooth-hci-socket';
 
 const REASONS: Record<BleModuleProblem, string> = {
   'noble-missing': 'the Bluetooth module (@abandonware/noble) is not installed',
-  'hci-socket-missing': `the HCI socket module (${HCI_SOCKET}) is not installed: npm leaves it out when its build fails (no compiler, or no Node headers)`,
-  'native-missing': `the native part of the HCI socket module (${HCI_SOCKET}) was not built: npm skipped its install script`,
-  'native-incompatible': `the native part of the HCI socket module (${HCI_SOCKET}) does not load in Node ${process.versions.node} on ${process.arch}`,
+  'hci-socket-missing': `the HCI socket module (${HCI_MODULE}) is not installed: npm leaves it out when its install fails (no prebuilt module for this machine, and no compiler or Node headers to build one)`,
+  'native-missing': `the native part of the HCI socket module (${HCI_MODULE}) is missing: none of its prebuilt ones is for this machine, and npm skipped its install script, which compiles one`,
+  'native-incompatible': `the native part of the HCI socket module (${HCI_MODULE}) does not load in Node ${process.versions.node} on ${process.arch}`,
 };
 
 /** The problem a failed load of noble shows, or undefined when the modules loaded (or failed otherwise). */
@@ -26,9 +33,10 @@ export function bleModuleProblem(error: unknown): BleModuleProblem | undefined {
   if (code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION|wrong ELF class|invalid ELF header|Exec format error/.test(message)) {
     return 'native-incompatible';
   }
+  // node-gyp-build's words when there is neither a build of its own nor a prebuilt one that fits.
+  if (/^No native build was found for /.test(message)) return 'native-missing';
   if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') return undefined;
   const missing = /Cannot find module '([^']+)'/.exec(message)?.[1] ?? '';
-  if (missing.endsWith('.node')) return 'native-missing';
   if (missing.startsWith(HCI_SOCKET)) return 'hci-socket-missing';
   return 'noble-missing';
 }
@@ -57,7 +65,7 @@ const PACKAGE_ROOT = '/usr/lib/panic-pair/';
  */
 export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(import.meta.url)): string {
   if (here.startsWith(PACKAGE_ROOT)) {
-    // The package's module uses Node-API: any Node from 20.17 on loads the one built for its machine.
+    // The package's module is built for its architecture with Node-API: any Node from 20.17 on loads it.
     if (problem === 'native-incompatible') return `install the panic-pair package built for this machine (${DEBIAN_ARCH[process.arch] ?? process.arch})`;
     return 'reinstall the package: sudo apt-get install --reinstall panic-pair';
   }
@@ -69,8 +77,8 @@ export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(imp
     case 'hci-socket-missing':
       return 'sudo apt-get install build-essential python3, then run systemd/install.sh again (offline, with npm_config_nodedir=/usr where Node\'s headers are in /usr/include/node)';
     case 'native-missing':
-      return `${rebuild} (npm 11 and later run it only where package.json's allowScripts allows ${HCI_SOCKET}, as panic-pair's does)`;
+      return `${rebuild} (it compiles the module; npm 11 and later run its script only where package.json's allowScripts allows ${HCI_MODULE}, as panic-pair's does; needs build-essential and python3)`;
     case 'native-incompatible':
-      return `${rebuild} (it compiles the module for this Node)`;
+      return `cd ${root} && sudo npm_config_build_from_source=true npm rebuild ${HCI_SOCKET} --foreground-scripts (it compiles the module for this machine; needs build-essential and python3)`;
   }
 }

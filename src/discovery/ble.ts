@@ -10,9 +10,11 @@ import { monotonicNow } from '../clock.js';
 
 // The BLE source: noble scanning (the hub's radio, or a replayed capture on the VirtualHciSocket),
 // every advertisement matched against the profiles, each button heard turned into a sighting.
-// It keeps scanning through adapter power cycles and restarts a scan that went quiet.
+// One source lives as long as one opened adapter: it keeps scanning through power cycles, starts
+// again a scan someone else stopped or reset, and refreshes a scan after silence without a word.
+// An adapter that goes away is the recovery ladder's (adapter-recovery.ts), which opens a new one.
 
-export type BleState = 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off';
+export type BleState = 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off' | 'blocked';
 
 export interface BleCondition {
   state: BleState;
@@ -30,20 +32,24 @@ export interface BleSourceOptions {
   counters: Counters;
   logger: Logger;
   onSighting(sighting: Sighting): void;
-  /** The monotonic clock (src/clock.ts): sighting times and the quiet-scan watchdog. */
+  /** The monotonic clock (src/clock.ts): sighting times and the silence refresh. */
   now?: () => number;
-  /** A scan that delivered no report for this long is restarted; default 60 s. */
+  /** A scan that delivered no report for this long is started afresh, silently; default SILENT_SCAN_REFRESH_MS. */
   quietRestartMs?: number;
-  /** How often the watchdog looks; default 10 s. */
+  /** How often the silence is looked at; default 10 s. */
   watchdogMs?: number;
+  /** The HCI socket failed under noble (RadioEvents.socketError): for the ladder to decide. */
+  onSocketError?(error: Error & { code?: string }): void;
   /** noble's per-device memory is dropped beyond this many devices; default 4096. */
   maxKnownDevices?: number;
 }
 
 export interface BleSource {
   condition(): BleCondition;
-  /** Scan restarts by the watchdog or after an unexpected stop. */
+  /** Scans started again after someone else stopped one or reset the controller (never a silence refresh). */
   readonly restarts: number;
+  /** The monotonic time of the latest advertisement heard (any, button or not); undefined before the first. */
+  readonly lastHeardAt: number | undefined;
   stop(): void;
 }
 
@@ -51,14 +57,27 @@ export interface BleSource {
 export const CAPABILITY_FIX = 'grant CAP_NET_RAW and CAP_NET_ADMIN (AmbientCapabilities= in the systemd unit), or run as root';
 /** noble's RSSI when the controller has none. */
 const RSSI_UNKNOWN = 127;
-/** After an unexpected scan stop (another program on the adapter), the scan is started again. */
-const RESTART_AFTER_STOP_MS = 1_000;
+/**
+ * After another program stops the scan or resets the controller, the scan is started again this
+ * much later: long enough that a program stopping it in a loop (a kernel passive scan beside
+ * bluetoothd) is not fought at full speed, short enough for the contract's 5 s.
+ */
+export const RESTART_AFTER_STOP_MS = 1_000;
+/**
+ * A scan that has heard nothing for this long is started afresh. Some controller firmware (seen on
+ * Raspberry Pis) keeps a scan "enabled" that reports nothing until it is started again; but a home
+ * where nothing advertises is normal, so this refresh is no fault: logged at debug, never counted,
+ * never an adapter reset. A minute keeps a stalled scan short and costs two HCI commands a minute.
+ */
+export const SILENT_SCAN_REFRESH_MS = 60_000;
+/** How often silence is looked at: a sixth of the refresh, at the cost of a counter read. */
+const SILENCE_LOOK_MS = 10_000;
 
 export function startBleSource(options: BleSourceOptions): BleSource {
   const { radio, matcher, source, adapter, counters, logger, onSighting } = options;
   const noble = radio.noble;
   const now = options.now ?? monotonicNow;
-  const quietRestartMs = options.quietRestartMs ?? 60_000;
+  const quietRestartMs = options.quietRestartMs ?? SILENT_SCAN_REFRESH_MS;
   const maxKnown = options.maxKnownDevices ?? 4096;
   const unusable = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more BLE advertisements dropped` });
   let condition: BleCondition = { state: 'starting' };
@@ -67,6 +86,7 @@ export function startBleSource(options: BleSourceOptions): BleSource {
   let reports = 0;
   let reportsAtLastLook = 0;
   let quietSince = now();
+  let lastHeardAt: number | undefined;
   let pendingRestart: NodeJS.Timeout | undefined;
 
   const setCondition = (next: BleCondition): void => {
@@ -76,18 +96,43 @@ export function startBleSource(options: BleSourceOptions): BleSource {
     else logger.warn({ ble: next.state, adapter, reason: next.reason }, 'BLE state');
   };
 
-  const scan = (why: string): void => {
+  const scan = (why: 'adapter on' | 'stopped by something else' | 'controller reset' | 'silence'): void => {
     if (stopped) return;
     try {
       // Duplicates allowed: each report refreshes RSSI and liveness, and a button pressed again is heard again.
       noble.startScanning([], true);
       quietSince = now();
-      if (why !== 'adapter on') logger.info({ adapter, why }, 'BLE scan started again');
+      if (why === 'silence') logger.debug({ adapter }, 'no BLE report for a while (a quiet home is normal); scan refreshed');
+      else if (why !== 'adapter on') logger.info({ adapter, why }, 'BLE scan started again');
     } catch (error) {
       logger.warn({ adapter, error: messageOf(error) }, 'BLE scan could not start; waiting for the adapter');
     }
   };
 
+  const restartSoon = (why: 'stopped by something else' | 'controller reset'): void => {
+    clearTimeout(pendingRestart);
+    // Counted as the scan is asked for again, so that the count says a restart was made.
+    pendingRestart = setTimeout(() => {
+      restarts += 1;
+      scan(why);
+    }, RESTART_AFTER_STOP_MS);
+    pendingRestart.unref();
+  };
+
+  radio.listen({
+    socketError: (error) => options.onSocketError?.(error),
+    // Another program's HCI Reset (hciconfig reset, btmgmt, a crashed bluetoothd's recovery) turns
+    // the scan off without the Set Scan Enable command noble watches for: noble would say nothing.
+    controllerReset: () => {
+      if (stopped || condition.state !== 'scanning') return;
+      logger.warn({ adapter }, 'the controller was reset by something else; starting the scan again');
+      restartSoon('controller reset');
+    },
+    malformed: (error) => {
+      counters.dropped += 1;
+      unusable.warn({ adapter, error: messageOf(error) }, 'an HCI packet noble could not parse was dropped');
+    },
+  });
   noble.on('warning', (message) => logger.warn({ adapter, warning: message }, 'noble warning'));
   noble.on('stateChange', (state) => {
     setCondition(conditionOf(state, adapter));
@@ -101,16 +146,13 @@ export function startBleSource(options: BleSourceOptions): BleSource {
   noble.on('scanStop', () => {
     if (stopped || condition.state !== 'scanning') return;
     logger.warn({ adapter }, 'the BLE scan was stopped by something else; starting it again');
-    setCondition({ state: 'starting' });
-    restarts += 1;
-    clearTimeout(pendingRestart);
-    pendingRestart = setTimeout(() => scan('stopped by something else'), RESTART_AFTER_STOP_MS);
-    pendingRestart.unref();
+    restartSoon('stopped by something else');
   });
 
   // The hot path: every advertisement heard, most of them not buttons.
   noble.on('discover', (peripheral: NoblePeripheral) => {
     reports += 1;
+    lastHeardAt = now();
     counters.announcements += 1;
     const match = matcher.advertisement(peripheral.advertisement, peripheral.address);
     if (match === undefined) return;
@@ -131,26 +173,26 @@ export function startBleSource(options: BleSourceOptions): BleSource {
     }
   });
 
-  // A scan can go on being "enabled" while the controller reports nothing (seen with Raspberry Pi
-  // firmware); a new scan start brings it back. Counting reports costs nothing per report.
+  // Counting reports costs nothing per report; see SILENT_SCAN_REFRESH_MS for why silence is refreshed.
   const watchdog = setInterval(() => {
     if (reports !== reportsAtLastLook) {
       reportsAtLastLook = reports;
       quietSince = now();
     } else if (condition.state === 'scanning' && now() - quietSince >= quietRestartMs) {
-      restarts += 1;
-      logger.warn({ adapter, quietMs: now() - quietSince }, 'no BLE report for a while; restarting the scan');
-      scan('quiet');
+      scan('silence');
     }
     // noble keeps every address it ever heard; phones change theirs every few minutes.
     if (radio.knownDevices() > maxKnown) radio.forgetDevices();
-  }, options.watchdogMs ?? 10_000);
+  }, options.watchdogMs ?? SILENCE_LOOK_MS);
   watchdog.unref();
 
   return {
     condition: () => condition,
     get restarts() {
       return restarts;
+    },
+    get lastHeardAt() {
+      return lastHeardAt;
     },
     stop() {
       stopped = true;
@@ -167,7 +209,7 @@ export function conditionOf(state: AdapterState, adapter: string): BleCondition 
     case 'poweredOn':
       return { state: 'starting' };
     case 'poweredOff':
-      return { state: 'powered-off', reason: `${adapter} is powered off: power it on (bluetoothctl power on; rfkill unblock bluetooth)` };
+      return poweredOff(adapter);
     case 'unauthorized':
       return { state: 'unauthorized', reason: `not permitted to use ${adapter}: ${CAPABILITY_FIX}` };
     case 'unsupported':
@@ -175,6 +217,21 @@ export function conditionOf(state: AdapterState, adapter: string): BleCondition 
     default:
       return { state: 'starting' };
   }
+}
+
+/** The fixes for each state that waits on the installer, worded once for status, check and the page. */
+export const POWER_ON_FIX = 'bluetoothctl power on (or btmgmt power on)';
+export const RFKILL_FIX = 'rfkill unblock bluetooth';
+
+export function poweredOff(adapter: string): BleCondition {
+  const index = /^hci(\d+)$/.exec(adapter)?.[1];
+  const btmgmt = index === undefined || index === '0' ? 'btmgmt power on' : `btmgmt --index ${index} power on`;
+  return { state: 'powered-off', reason: `${adapter} is powered off: power it on (bluetoothctl power on, or ${btmgmt})` };
+}
+
+export function blocked(adapter: string, block: { soft: boolean; hard: boolean }): BleCondition {
+  if (block.hard) return { state: 'blocked', reason: `${adapter} is blocked by rfkill (hard block: a switch or the firmware); undo it there, then ${RFKILL_FIX}` };
+  return { state: 'blocked', reason: `${adapter} is blocked by rfkill (soft block): ${RFKILL_FIX}` };
 }
 
 /** The condition for an adapter that could not even be opened. */

@@ -1,10 +1,12 @@
 import Module, { createRequire } from 'node:module';
+import { kernelHciSocketClass } from './kernel-hci-socket.js';
 
-// The one place that knows noble's inside. noble is native and opens the HCI socket as it is
-// constructed, so it is loaded only when BLE is wanted, here. For capture replay and tests the
-// socket is the VirtualHciSocket: noble's own hci-socket modules are loaded afresh with it in
-// place of @abandonware/bluetooth-hci-socket, so every report goes through noble's own HCI and GAP
-// parsing and the process-wide module cache is left as it was.
+// The one place that knows noble's inside. noble opens the HCI socket as it is constructed, so it
+// is loaded only when BLE is wanted, here. noble's own hci-socket modules are loaded afresh with
+// the HCI socket given here in place of the module it requires, @abandonware/bluetooth-hci-socket
+// (where package.json's `overrides` installs the Node-API module): the kernel's, through
+// kernel-hci-socket.ts, or for capture replay and tests a VirtualHciSocket. Every report goes
+// through noble's own HCI and GAP parsing, and the process-wide module cache is left as it was.
 //
 // noble 1.9.2 has no close and no way to bound its per-device memory; the few private fields used
 // for that are named in the interfaces below, and each use is guarded.
@@ -37,6 +39,7 @@ export interface Noble {
   on(event: 'discover', listener: (peripheral: NoblePeripheral) => void): unknown;
   on(event: 'scanStart' | 'scanStop', listener: () => void): unknown;
   on(event: 'warning', listener: (message: string) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
   removeAllListeners(): unknown;
   startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void;
   stopScanning(callback?: () => void): void;
@@ -64,14 +67,34 @@ export interface NobleRadio {
   knownDevices(): number;
   /** Drops what noble remembers of devices; the next report of each starts afresh. */
   forgetDevices(): void;
+  /** The adapter's address as its controller reported it (Read BD ADDR), upper case; undefined until then. */
+  address(): string | undefined;
+  /** Radio events noble itself drops (see RadioEvents); the one listener of each, replaced by a later call. */
+  listen(events: RadioEvents): void;
+}
+
+/** What noble 1.9.2 swallows, surfaced for the recovery ladder (adapter-recovery.ts). */
+export interface RadioEvents {
+  /** An error of the HCI socket: ENODEV, EPIPE or EBADFD say the adapter is gone from under it. */
+  socketError?(error: Error & { code?: string }): void;
+  /** The controller was reset (HCI Reset completed), by anyone: its scan is off now, though noble still says it scans. */
+  controllerReset?(): void;
+  /** A packet noble's parser threw on; dropped, so that it never reaches the native socket's callback. */
+  malformed?(error: unknown): void;
 }
 
 type Dictionary = Record<string, unknown>;
 
 interface HciInternals {
   pollIsDevUp(): void;
+  onSocketError(error: Error & { code?: string }): void;
+  onSocketData(data: Buffer): void;
+  processCmdCompleteEvent(cmd: number, status: number, result: Buffer): void;
   _socket?: { stop?: () => void };
 }
+
+/** HCI Reset's opcode (OGF 0x03, OCF 0x0003). */
+const HCI_RESET = 0x0c03;
 
 interface BindingsInternals {
   _state: AdapterState | null;
@@ -89,6 +112,7 @@ interface BindingsInternals {
 
 interface NobleInternals extends Noble {
   initialized: boolean;
+  address?: string;
   _peripherals: Dictionary;
   _services: Dictionary;
   _characteristics: Dictionary;
@@ -105,7 +129,7 @@ type NobleConstructor = new (bindings: BindingsInternals) => NobleInternals;
  * the HCI socket cannot be opened.
  */
 export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): NobleRadio {
-  const Bindings = options.socket === undefined ? (require(BINDINGS) as BindingsConstructor) : bindingsOver(options.socket);
+  const Bindings = bindingsOver(options.socket === undefined ? kernelHciSocketClass(hciSocketFile()) : standInFor(options.socket));
   const bindings = new Bindings({ deviceId: options.hciDevice });
   // noble prints its advice for these states with console.log, on stdout, which is the daemon's
   // JSON log stream; the same transition without the print (the BLE source says it in words).
@@ -114,8 +138,30 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
     this._state = state;
     this.emit('stateChange', state);
   };
+  // noble's Hci binds these by name as it starts (init), so instance methods put in place before
+  // then are the ones the socket calls.
+  let events: RadioEvents = {};
+  const hci = bindings._hci;
+  const { onSocketError, onSocketData, processCmdCompleteEvent } = hci;
+  hci.onSocketError = function socketError(error) {
+    onSocketError.call(this, error);
+    events.socketError?.(error);
+  };
+  hci.onSocketData = function socketData(data) {
+    try {
+      onSocketData.call(this, data);
+    } catch (error) {
+      events.malformed?.(error);
+    }
+  };
+  hci.processCmdCompleteEvent = function commandComplete(cmd, status, result) {
+    processCmdCompleteEvent.call(this, cmd, status, result);
+    if (cmd === HCI_RESET && status === 0) events.controllerReset?.();
+  };
   const Noble = require(NOBLE) as NobleConstructor;
   const noble = new Noble(bindings);
+  // An 'error' event without a listener would be thrown; noble's are warnings to the BLE source.
+  noble.on('error', (error) => events.malformed?.(error));
   // Stopping a scan this process never started would stop another's on the same adapter.
   let scanned = false;
   noble.on('scanStart', () => (scanned = true));
@@ -148,12 +194,18 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
         // the adapter may already be gone
       }
       noble.removeAllListeners();
+      noble.on('error', () => undefined);
+      events = {};
       bindings._hci.pollIsDevUp = () => undefined;
       bindings._hci._socket?.stop?.();
       for (const { event, listener } of added.splice(0)) {
         if (event === 'exit') process.removeListener('exit', listener);
         else process.removeListener('SIGINT', listener);
       }
+    },
+    address: () => (typeof noble.address === 'string' && noble.address !== 'unknown' ? noble.address.toUpperCase() : undefined),
+    listen(next) {
+      events = next;
     },
     knownDevices: () => Object.keys(noble._peripherals).length,
     forgetDevices() {
@@ -170,24 +222,34 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
   };
 }
 
-/** noble's hci-socket bindings loaded afresh, with `socket` where the kernel's HCI socket would be. */
-function bindingsOver(socket: HciSocket): BindingsConstructor {
+/** The HCI module's main file, as noble's HCI layer resolves it; throws MODULE_NOT_FOUND naming it when it is missing. */
+export function hciSocketFile(): string {
+  return createRequire(require.resolve(HCI)).resolve(HCI_SOCKET);
+}
+
+/** A class whose `new` gives `socket`: a constructor that returns an object yields that object. */
+function standInFor(socket: HciSocket): new () => HciSocket {
+  return function HciSocketStandIn(): HciSocket {
+    return socket;
+  } as unknown as new () => HciSocket;
+}
+
+/** noble's hci-socket bindings loaded afresh, with `HciSocketClass` where noble's HCI module would be. */
+function bindingsOver(HciSocketClass: new () => HciSocket): BindingsConstructor {
   const bindingsPath = require.resolve(BINDINGS);
   const hciPath = require.resolve(HCI);
   let socketPath: string;
   try {
-    socketPath = createRequire(hciPath).resolve(HCI_SOCKET);
+    socketPath = hciSocketFile();
   } catch {
+    // Only replay and tests get here: without the module, kernelHciSocketClass has thrown already.
     throw new Error(`${HCI_SOCKET} (installed with noble) is missing; noble's HCI layer cannot be loaded without it`);
   }
   const saved = new Map([bindingsPath, hciPath, socketPath].map((file) => [file, require.cache[file]] as const));
   const standIn = new Module(socketPath);
   standIn.filename = socketPath;
   standIn.loaded = true;
-  // noble constructs the socket with `new`; a constructor that returns an object yields that object.
-  standIn.exports = function HciSocketStandIn(): HciSocket {
-    return socket;
-  };
+  standIn.exports = HciSocketClass;
   try {
     delete require.cache[bindingsPath];
     delete require.cache[hciPath];

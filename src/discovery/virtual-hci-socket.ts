@@ -19,6 +19,7 @@ const READ_BD_ADDR = 0x1009;
 const READ_LE_HOST_SUPPORTED = 0x0c6c;
 const LE_READ_BUFFER_SIZE = 0x2002;
 const LE_SET_SCAN_ENABLE = 0x200c;
+const HCI_RESET = 0x0c03;
 
 /** Remembered commands, for tests and diagnostics; older ones are dropped. */
 const COMMAND_HISTORY = 64;
@@ -33,6 +34,7 @@ export class VirtualHciSocket extends EventEmitter {
   #scanning = false;
   #filterDuplicates = true;
   #stalled = false;
+  #gone = false;
   #address: Buffer;
   readonly #commands: WrittenCommand[] = [];
 
@@ -75,6 +77,11 @@ export class VirtualHciSocket extends EventEmitter {
     const parameters = packet.subarray(4, 4 + packet[3]!);
     this.#commands.push({ opcode, parameters: Buffer.from(parameters) });
     if (this.#commands.length > COMMAND_HISTORY) this.#commands.shift();
+    if (this.#gone) {
+      const error = Object.assign(new Error('File descriptor in bad state'), { code: 'EBADFD' });
+      setImmediate(() => this.emit('error', error));
+      return;
+    }
     if (!this.#up) return;
     if (opcode === LE_SET_SCAN_ENABLE) {
       this.#scanning = parameters[0] === 1;
@@ -124,6 +131,29 @@ export class VirtualHciSocket extends EventEmitter {
     parameters.copy(packet, 4);
     if (opcode === LE_SET_SCAN_ENABLE) this.#scanning = parameters[0] === 1;
     this.#emitData(packet);
+  }
+
+  /**
+   * Another program resets the controller (`hciconfig hci0 reset`, bluetoothd recovering): every
+   * raw socket sees the command and its Command Complete, and the scan is off afterwards.
+   */
+  foreignReset(): void {
+    this.foreignCommand(HCI_RESET, Buffer.alloc(0));
+    this.#scanning = false;
+    setImmediate(() => {
+      if (this.#up) this.#emitData(commandComplete(HCI_RESET, Buffer.alloc(0)));
+    });
+  }
+
+  /**
+   * The adapter is gone (unplugged, its controller crashed): it reports down, and each write fails
+   * with EBADFD, as the kernel's raw socket does once its device unregisters. Not undone: a new
+   * adapter is a new socket.
+   */
+  vanish(): void {
+    this.#up = false;
+    this.#scanning = false;
+    this.#gone = true;
   }
 
   /** The scan stays enabled but no report arrives until the scan is started again (a known firmware failure). */

@@ -58,6 +58,8 @@ export interface MqttConnectionOptions {
 }
 
 const QOS1_RETAINED = { qos: 1, retain: true } as const;
+/** The broker sends the last will (`offline`) at most 1.5 times this after the hub falls silent. */
+export const KEEPALIVE_SECONDS = 60;
 
 // Never throws once started: a missing broker is a state (shown by `status`), not a failure of the
 // daemon, which goes on pairing over BLE meanwhile.
@@ -111,6 +113,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     // A refused login is retried too: the installer may fix the password file meanwhile.
     reconnectOnConnackError: true,
     connectTimeout: options.connectTimeoutMs ?? 10_000,
+    keepalive: KEEPALIVE_SECONDS,
     will: { topic: status, payload: Buffer.from('offline' satisfies StatusPayload), qos: 1, retain: true },
     username: options.username,
     password,

@@ -1,6 +1,7 @@
 import { PanicPairError } from '../errors.js';
 import { isValidDeviceId } from '../discovery/sighting.js';
 import type { DeviceState } from '../store/record.js';
+import type { StatusReport } from '../daemon/status-report.js';
 
 // Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
 // place, so a topic name or a payload shape can only change here.
@@ -33,12 +34,32 @@ export interface EntitlementPayload {
   checkedAt: string;
 }
 
+/**
+ * `<prefix>/health`, out, retained (CONTRACT.md section 16): what `status` says, in brief, for a
+ * central broker watching a fleet. Published on change and at most once a minute otherwise.
+ */
+export interface HealthPayload {
+  version: string;
+  /** `problems` is empty. */
+  healthy: boolean;
+  /** The same words `status` prints, one a problem. */
+  problems: string[];
+  ble: StatusReport['ble'];
+  mqtt: StatusReport['mqtt'];
+  devices: StatusReport['devices'];
+  /** On the monotonic clock: right even after the wall clock jumped. */
+  uptimeSeconds: number;
+  /** ISO-8601 wall-clock stamp of this publish. */
+  at: string;
+}
+
 /** Topic (below the prefix) to payload, the way Zigbee2MQTT's types/api.ts maps its own. */
 export interface TopicPayloads {
   announce: AnnouncePayload;
   status: StatusPayload;
   'devices/<deviceId>': DeviceStatePayload;
   entitlement: EntitlementPayload;
+  health: HealthPayload;
 }
 
 export function announceTopic(prefix: string): string {
@@ -47,6 +68,10 @@ export function announceTopic(prefix: string): string {
 
 export function statusTopic(prefix: string): string {
   return `${prefix}/status`;
+}
+
+export function healthTopic(prefix: string): string {
+  return `${prefix}/health`;
 }
 
 export function entitlementTopic(prefix: string): string {

@@ -69,7 +69,24 @@ describe('the BLE check', () => {
     const on = configOf({ PANIC_PAIR_BLE: 'on', PANIC_PAIR_HCI_DEVICE: '1' });
     expect(await checkBle(on, probe({ state: 'starting' }))).toEqual(pass('ble', 'adapter hci1 is powered on'));
     expect((await checkBle(on, probe(unauthorized))).fix).toMatch(/^run the check as root/);
-    expect((await checkBle(on, probe({ state: 'powered-off', reason: 'hci1 is powered off' }))).fix).toBe('rfkill unblock bluetooth; bluetoothctl power on');
+    expect((await checkBle(on, probe({ state: 'powered-off', reason: 'hci1 is powered off' }))).fix).toBe('bluetoothctl power on (or btmgmt power on)');
+    const blocked = await checkBle(on, probe({ state: 'blocked', reason: 'hci1 is blocked by rfkill (soft block): rfkill unblock bluetooth' }));
+    expect(blocked).toMatchObject({ ok: false, detail: 'adapter hci1 cannot be used: hci1 is blocked by rfkill (soft block): rfkill unblock bluetooth', fix: 'rfkill unblock bluetooth' });
+    expect((await checkBle(on, probe({ state: 'unavailable', reason: 'no adapter hci1 (not present)' }))).fix).toMatch(/bluetoothctl list.*hciuart/);
+  });
+
+  it('auto with an adapter blocked or powered off: skipped, but with the fix', async () => {
+    const auto = configOf({ PANIC_PAIR_BLE: 'auto' });
+    expect(await checkBle(auto, probe({ state: 'blocked', reason: 'hci0 is blocked by rfkill (soft block): rfkill unblock bluetooth' }))).toMatchObject({ ok: true, skipped: true, fix: 'rfkill unblock bluetooth' });
+    expect(await checkBle(auto, probe({ state: 'powered-off', reason: 'hci0 is powered off' }))).toMatchObject({ ok: true, skipped: true, fix: 'bluetoothctl power on (or btmgmt power on)' });
+  });
+
+  it('names the adapter by its address when configured so', async () => {
+    const byAddress = configOf({ PANIC_PAIR_BLE: 'on', PANIC_PAIR_HCI_DEVICE: 'c4:64:9f:00:00:01' });
+    let asked: unknown;
+    const result = await checkBle(byAddress, async (adapter) => ((asked = adapter), { state: 'starting' }));
+    expect(asked).toEqual({ address: 'C4:64:9F:00:00:01' });
+    expect(result).toEqual(pass('ble', 'adapter C4:64:9F:00:00:01 is powered on'));
   });
 
   it('a replayed capture is checked instead of the adapter', async () => {

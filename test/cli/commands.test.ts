@@ -80,7 +80,7 @@ describe('status', () => {
     expect(result.stdout).toMatch(/^customer +42$/m);
     expect(result.stdout).toMatch(/^entitlement +entitled/m);
     expect(result.stdout).toMatch(/^MQTT +connected$/m);
-    expect(result.stdout).toMatch(/^BLE +scanning$/m);
+    expect(result.stdout).toMatch(/^BLE +scanning; adapter hci0 C4:64:9F:00:00:01, last heard 3 s ago, 0 recoveries$/m);
     expect(result.stdout).toMatch(/^health +healthy$/m);
   });
 

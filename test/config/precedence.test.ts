@@ -17,7 +17,7 @@ describe('precedence: flag > environment > config file > default', () => {
       apiConcurrency: 4,
       autoPair: false,
       ble: 'auto',
-      hciDevice: 0,
+      hciDevice: { index: 0 },
       mqttPrefix: 'panic-pair',
       apiTimeoutMs: 10_000,
       entitlementTtlMs: 300_000,

@@ -21,7 +21,7 @@ describe.skipIf(!refused)('a hub without Bluetooth', () => {
     const hub = await startHarness({ env: { PANIC_PAIR_BLE: 'auto' } });
     hubs.push(hub);
     const status = await hub.status();
-    expect(status).toMatchObject({ ble: 'unavailable', bleReason: UNSUPPORTED, healthy: true });
+    expect(status).toMatchObject({ ble: 'unavailable', bleReason: UNSUPPORTED, healthy: true, bleAdapter: null, bleRestarts: 0, bleLastHeardSeconds: null });
     const text = await hub.cli(['status']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^BLE +unavailable/m);
@@ -41,6 +41,6 @@ describe.skipIf(!refused)('a hub without Bluetooth', () => {
   });
 
   it('probeBle (used by check) says the same', async () => {
-    expect(await probeBle(0)).toEqual({ state: 'unavailable', reason: UNSUPPORTED });
+    expect(await probeBle({ index: 0 })).toEqual({ state: 'unavailable', reason: UNSUPPORTED });
   });
 });

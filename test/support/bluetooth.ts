@@ -1,9 +1,10 @@
-import { createRequire } from 'node:module';
+import { kernelHciSocketClass } from '../../src/discovery/kernel-hci-socket.js';
+import { hciSocketFile } from '../../src/discovery/noble-loader.js';
 
 /** Whether this kernel refuses AF_BLUETOOTH (no Bluetooth at all): the tests of such a hub need it. */
 export function bluetoothRefused(): boolean {
   try {
-    const HciSocket = createRequire(import.meta.url)('@abandonware/bluetooth-hci-socket') as new () => unknown;
+    const HciSocket = kernelHciSocketClass(hciSocketFile());
     new HciSocket();
     return false;
   } catch (error) {

@@ -37,6 +37,8 @@ export interface BrokerOptions extends BrokerAccess {
   tls?: { names: string[] };
   /** 'embedded': aedes even where mosquitto is installed (it speaks MQTT 3.1.1 only). */
   kind?: 'embedded';
+  /** mosquitto only: more mosquitto.conf text, e.g. a bridge printed by `panic-pair bridge-config`. */
+  extraConfig?: string;
   /** Embedded only: topic filters whose subscription it refuses (SUBACK 0x80, as 3.1.1 brokers do). */
   refuseSubscriptions?: string[];
 }
@@ -52,8 +54,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<TestBrok
   const mosquitto = forced ? undefined : findExecutable('mosquitto');
   if (mosquitto !== undefined) return startMosquitto(mosquitto, options);
   if (options.kind === 'embedded') return startEmbedded(options);
-  if (options.tls !== undefined || options.acl !== undefined || options.dynsec !== undefined) {
-    throw new Error('mosquitto not found: a broker with TLS, an ACL or dynamic security needs it (apt-get install mosquitto)');
+  if (options.tls !== undefined || options.acl !== undefined || options.dynsec !== undefined || options.extraConfig !== undefined) {
+    throw new Error('mosquitto not found: a broker with TLS, an ACL, dynamic security or a bridge needs it (apt-get install mosquitto)');
   }
   if (!warnedEmbedded) {
     warnedEmbedded = true;
@@ -73,7 +75,7 @@ async function startMosquitto(binary: string, options: BrokerOptions): Promise<T
     const configFile = path.join(dir, 'mosquitto.conf');
     // Started as root, mosquitto drops to its own user before reading the (private) password file.
     const user = process.getuid?.() === 0 ? ['user root'] : [];
-    writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...tls, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', ''].join('\n'));
+    writeFileSync(configFile, [`listener ${port} 127.0.0.1`, ...tls, ...user, ...access, 'persistence false', 'log_dest stderr', 'log_type error', 'log_type warning', options.extraConfig ?? ''].join('\n'));
     return configFile;
   };
   const launchOn = (port: number): Promise<ChildProcess> => launchMosquitto(binary, writeConfig(port), port);

@@ -34,6 +34,11 @@ export interface Container {
   run(command: readonly string[], options?: { env?: Record<string, string>; input?: string }): Promise<RunResult>;
   /** As run(), but throws with the output unless the command exits 0; resolves with stdout. */
   check(command: readonly string[], options?: { env?: Record<string, string>; input?: string }): Promise<string>;
+  /**
+   * Powers the system off and boots it again on the same root (files written under `root` stay),
+   * resolving once systemd inside has finished booting; `leader` is then the new PID 1.
+   */
+  reboot(): Promise<void>;
   /** Powers the container off, and removes its copy of the root even when that fails. */
   stop(): Promise<void>;
 }
@@ -79,17 +84,19 @@ async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions
   let mounted = false;
   let nspawn: ChildProcess | undefined;
   let leader = 0;
-  let output = '';
   const cleanUp = async (): Promise<void> => {
+    await kill();
+    if (mounted) execFileSync('umount', ['--lazy', root], { stdio: 'ignore' });
+    mounted = false;
+    await rm(scratch, { recursive: true, force: true });
+    live.delete(emergency);
+  };
+  const kill = async (): Promise<void> => {
     if (leader > 0) signal(leader, 'SIGKILL');
     if (nspawn !== undefined && nspawn.exitCode === null && nspawn.signalCode === null) {
       signal(nspawn.pid ?? 0, 'SIGKILL');
       await new Promise((resolve) => nspawn?.once('exit', resolve));
     }
-    if (mounted) execFileSync('umount', ['--lazy', root], { stdio: 'ignore' });
-    mounted = false;
-    await rm(scratch, { recursive: true, force: true });
-    live.delete(emergency);
   };
   // At exit nothing can be awaited: the container is killed and the copy unmounted, at least.
   const emergency = (): void => {
@@ -103,58 +110,90 @@ async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions
     mounted = await overlay(lower, scratch, root);
     if (!mounted) execFileSync('cp', ['-a', '--reflink=auto', lower, root]);
     const binds = options.hostNode ? hostNodeBinds(root) : [];
-    nspawn = spawn('systemd-nspawn', ['-D', root, '-b', '--register=no', '--keep-unit', '--console=read-only', '-q', ...binds], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const collect = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-4_000));
-    nspawn.stdout?.on('data', collect);
-    nspawn.stderr?.on('data', collect);
-    const child = nspawn;
-    // waitFor retries a probe that throws, so an nspawn that gave up is a value here, not an error.
-    const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
-    const found = await waitFor(() => (gone() ? 'exited' : leaderOf(child.pid ?? 0)), { timeoutMs: BOOT_TIMEOUT_MS, what: 'the container to start' });
-    if (found === 'exited') throw new Error(`systemd-nspawn exited: ${lastLines(output)}`);
-    leader = found;
-    const container = enter(root, leader, child, cleanUp);
-    const state = await waitFor(
-      async () => {
-        if (gone()) return 'exited';
-        const now = (await container.run(['systemctl', 'is-system-running', '--wait'])).stdout.trim();
-        return now === 'running' || now === 'degraded' ? now : undefined;
-      },
-      { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 200, what: 'systemd in the container to finish booting' },
-    );
-    if (state === 'exited') throw new Error(`systemd-nspawn exited while booting: ${lastLines(output)}`);
-    return container;
+    const start = async (): Promise<void> => {
+      const system = await startSystem(root, binds, (child) => (nspawn = child));
+      leader = system.leader;
+    };
+    await start();
+    // Power off as stop() does, keeping the root, and boot it again: what a second boot sees.
+    const reboot = async (): Promise<void> => {
+      await powerOff(nspawn);
+      await kill();
+      leader = 0;
+      await start();
+    };
+    return enter(root, () => leader, () => nspawn, cleanUp, reboot);
   } catch (error) {
     await cleanUp();
     throw error;
   }
 }
 
-function enter(root: string, leader: number, nspawn: ChildProcess, cleanUp: () => Promise<void>): Container {
-  const run: Container['run'] = (command, options = {}) => {
-    const env = Object.entries({ PATH: INSIDE_PATH, LANG: 'C.UTF-8', ...options.env }).map(([name, value]) => `${name}=${value}`);
-    return runProcess('nsenter', ['-t', String(leader), '-a', '--', '/usr/bin/env', '-i', ...env, ...command], { input: options.input });
-  };
+/** systemd-nspawn booting `root`, once systemd inside says the boot is over; `spawned` learns the process at once. */
+async function startSystem(root: string, binds: readonly string[], spawned: (child: ChildProcess) => void): Promise<{ leader: number }> {
+  let output = '';
+  const child = spawn('systemd-nspawn', ['-D', root, '-b', '--register=no', '--keep-unit', '--console=read-only', '-q', ...binds], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  spawned(child);
+  const collect = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-4_000));
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  // waitFor retries a probe that throws, so an nspawn that gave up is a value here, not an error.
+  const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
+  const found = await waitFor(() => (gone() ? 'exited' : leaderOf(child.pid ?? 0)), { timeoutMs: BOOT_TIMEOUT_MS, what: 'the container to start' });
+  if (found === 'exited') throw new Error(`systemd-nspawn exited: ${lastLines(output)}`);
+  const state = await waitFor(
+    async () => {
+      if (gone()) return 'exited';
+      const now = (await runInside(found, ['systemctl', 'is-system-running', '--wait'])).stdout.trim();
+      return now === 'running' || now === 'degraded' ? now : undefined;
+    },
+    { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 200, what: 'systemd in the container to finish booting' },
+  );
+  if (state === 'exited') throw new Error(`systemd-nspawn exited while booting: ${lastLines(output)}`);
+  return { leader: found };
+}
+
+function runInside(leader: number, command: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<RunResult> {
+  const env = Object.entries({ PATH: INSIDE_PATH, LANG: 'C.UTF-8', ...options.env }).map(([name, value]) => `${name}=${value}`);
+  return runProcess('nsenter', ['-t', String(leader), '-a', '--', '/usr/bin/env', '-i', ...env, ...command], { input: options.input });
+}
+
+/** SIGTERM asks nspawn for an orderly power-off of the system inside; resolves once it exited (or after STOP_TIMEOUT_MS). */
+async function powerOff(nspawn: ChildProcess | undefined): Promise<void> {
+  if (nspawn === undefined) return;
+  const exited = new Promise((resolve) => (nspawn.exitCode !== null || nspawn.signalCode !== null ? resolve(undefined) : nspawn.once('exit', resolve)));
+  signal(nspawn.pid ?? 0, 'SIGTERM');
+  const timer = new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS).unref());
+  await Promise.race([exited, timer]);
+}
+
+function enter(
+  root: string,
+  leader: () => number,
+  nspawn: () => ChildProcess | undefined,
+  cleanUp: () => Promise<void>,
+  reboot: () => Promise<void>,
+): Container {
+  const run: Container['run'] = (command, options = {}) => runInside(leader(), command, options);
   let stopping: Promise<void> | undefined;
   return {
     root,
-    leader,
+    get leader() {
+      return leader();
+    },
     run,
     async check(command, options) {
       const result = await run(command, options);
       if (result.code !== 0) throw new Error(`${command.join(' ')} exited ${result.code}\n${result.stdout}${result.stderr}`);
       return result.stdout;
     },
+    reboot,
     stop() {
       stopping ??= (async () => {
         try {
-          // SIGTERM asks nspawn for an orderly power-off of the system inside.
-          const exited = new Promise((resolve) => (nspawn.exitCode !== null || nspawn.signalCode !== null ? resolve(undefined) : nspawn.once('exit', resolve)));
-          signal(nspawn.pid ?? 0, 'SIGTERM');
-          const timer = new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS).unref());
-          await Promise.race([exited, timer]);
+          await powerOff(nspawn());
         } finally {
           await cleanUp();
         }

@@ -31,6 +31,8 @@ export interface HarnessOptions {
   broker?: TestBroker;
   /** Default 42. */
   customerId?: number;
+  /** The daemon's topic prefix; default a random one (hubs sharing a broker never collide). */
+  prefix?: string;
   /** What the token file holds; default the token the simulator accepts. */
   daemonToken?: string;
   /** More PANIC_PAIR_* settings for the daemon (undefined removes one). */
@@ -112,7 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
   const token = randomBytes(18).toString('base64url');
   const tokenFile = path.join(dir, 'api-token');
   writeFileSync(tokenFile, `${options.daemonToken ?? token}\n`, { mode: 0o600 });
-  const prefix = `pp-test-${randomBytes(4).toString('hex')}`;
+  const prefix = options.prefix ?? `pp-test-${randomBytes(4).toString('hex')}`;
   const cleanups: Array<() => Promise<unknown> | unknown> = [() => rmSync(dir, { recursive: true, force: true })];
 
   const simulator = await startSimulator({ token, seed: options.seed, linkStatus: options.linkStatus });

@@ -5,7 +5,9 @@
 // test's controller over the Unix stream socket named by PANIC_PAIR_TEST_HCI, each packet prefixed
 // with its length (2 bytes, little-endian). bind, the HCI filter and the device ioctls answer as
 // the kernel does for one adapter, hci0, powered on unless a file named like that socket with
-// `.down` added exists (the test powers the adapter off so). Everything else is the C library's.
+// `.down` added exists (the test powers the adapter off so). The listing of /sys/class/bluetooth is
+// taken from a directory named like that socket with `.sys` added (see the end of this file).
+// Everything else is the C library's.
 //
 // Test support only: compiled by test/support/hci-kernel.ts with the machine's C compiler.
 #define _GNU_SOURCE
@@ -192,4 +194,24 @@ int ioctl(int fd, unsigned long request, ...) {
     return 0;
   }
   return real_ioctl(fd, request, argument);
+}
+
+// sysfs as the kernel shows this one adapter. A directory named like the socket with `.sys` added
+// stands in for /sys/class/bluetooth's listing (hci-kernel.ts lays out class/bluetooth/hci0 there
+// and removes it when hci0 goes away), so that a look at which adapters exist sees this one and
+// not the machine's (which may list none, or its own). Node lists a directory with scandir64.
+#include <dirent.h>
+int scandir64(const char *path, struct dirent64 ***list, int (*filter)(const struct dirent64 *),
+              int (*compare)(const struct dirent64 **, const struct dirent64 **)) {
+  static int (*real_scandir64)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
+                               int (*)(const struct dirent64 **, const struct dirent64 **));
+  if (!real_scandir64) real_scandir64 = dlsym(RTLD_NEXT, "scandir64");
+  const char *hci = getenv("PANIC_PAIR_TEST_HCI");
+  static const char prefix[] = "/sys/class/bluetooth";
+  char stand_in[600];
+  if (hci != NULL && strncmp(path, prefix, sizeof(prefix) - 1) == 0 &&
+      snprintf(stand_in, sizeof(stand_in), "%s.sys%s", hci, path + 4) < (int)sizeof(stand_in)) {
+    return real_scandir64(stand_in, list, filter, compare);
+  }
+  return real_scandir64(path, list, filter, compare);
 }

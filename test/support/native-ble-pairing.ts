@@ -10,7 +10,8 @@ import { buttonReports } from '../discovery/fixtures/captures.js';
 // powers on and takes noble's scan. The adapter is then powered off and on (noble starts the
 // socket a second time), and the controller delivers one button's advertisement and scan
 // response. The button must then be heard and linked with one POST, the module reading and
-// handing over each packet on its own (a thread for the Node-API build, libuv's poll for nan's).
+// handing over each packet on its own (a thread of the Node-API module); SIGTERM then ends the
+// daemon with exit code 0.
 
 export const BLE_BUTTON = { id: '7F3A9C', address: 'c4:64:9f:5e:94:54', rssi: -55 };
 
@@ -42,6 +43,8 @@ export async function pairThroughNativeModule(library: string, daemon?: HarnessO
     expect(kernel.opened()).toBeGreaterThan(0);
     // Nothing on stderr about the APIs it uses: Node 24 warns about url.parse(), for one.
     expect(harness.output()).not.toMatch(/DeprecationWarning|ExperimentalWarning/);
+    // And it exits cleanly, the module's reading thread stopped (no abort at exit).
+    expect(await harness.stop()).toEqual({ code: 0, signal: null });
   } finally {
     await harness.close();
     await kernel.close();

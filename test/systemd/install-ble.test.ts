@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertBuilt, ROOT } from '../support/binary.js';
 
-// systemd/install.sh's word on Bluetooth when npm does not build the HCI module: the real script,
-// the real `npm ci` (offline, from npm's cache, which the suite's own `npm ci` filled) into a
-// DESTDIR, with npm told to ignore install scripts as a hub's npm configuration may.
+// systemd/install.sh's word on Bluetooth when npm does not run the HCI module's install script (as
+// a hub's npm configuration may tell it, and as npm 12 does where allowScripts does not name the
+// module): the real script, the real `npm ci` (offline, from npm's cache, which the suite's own
+// `npm ci` filled) into a DESTDIR. The module's prebuilt native part still loads where one fits
+// the machine; where none does (made so by pointing node-gyp-build's own setting for the module,
+// <NAME>_PREBUILD, at an empty folder), BLE is off, said loudly.
 
 const dir = mkdtempSync(join(tmpdir(), 'install-ble-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,16 +30,27 @@ function install(args: string[], env: Record<string, string>): Promise<{ code: n
   });
 }
 
-describe('install.sh when the HCI module is not built', () => {
-  it('says BLE will be off, why and the fix, instead of "rebuilt successfully"; --require-ble stops', async () => {
+/** node-gyp-build's setting for where the module's native parts are: here, where there are none. */
+const NO_PREBUILDS = { '@STOPROCENT/BLUETOOTH_HCI_SOCKET_PREBUILD': join(dir, 'no-prebuilds') };
+
+describe('install.sh when npm skips the HCI module\'s install script', () => {
+  it('the prebuilt module that fits this machine loads: BLE stays on', async () => {
     assertBuilt();
-    const root = join(dir, 'root');
     const args = ['--api-url', 'http://127.0.0.1:9', '--customer-id', '42', '--require-ble'];
-    const result = await install(args, { DESTDIR: root, npm_config_ignore_scripts: 'true' });
-    expect(result.stderr).toContain("install.sh: BLUETOOTH WILL BE OFF: the HCI module does not load: Error: Cannot find module '../build/Release/bluetooth_hci_socket.node'");
+    const result = await install(args, { DESTDIR: join(dir, 'prebuilt'), npm_config_ignore_scripts: 'true' });
+    expect(result.stdout).toContain('Bluetooth: the HCI module loads');
+    expect(result.stderr).not.toContain('BLUETOOTH WILL BE OFF');
+    expect(result.code).toBe(0);
+  }, 180_000);
+
+  it('with no prebuilt module for the machine: says BLE will be off, why and the fix, instead of "rebuilt successfully"; --require-ble stops', async () => {
+    assertBuilt();
+    const args = ['--api-url', 'http://127.0.0.1:9', '--customer-id', '42', '--require-ble'];
+    const result = await install(args, { DESTDIR: join(dir, 'root'), npm_config_ignore_scripts: 'true', ...NO_PREBUILDS });
+    expect(result.stderr).toContain('install.sh: BLUETOOTH WILL BE OFF: the HCI module does not load: Error: No native build was found for platform=linux');
     expect(result.stderr).toContain("npm did not run the module's install script: ignore-scripts is set");
     expect(result.stderr).toContain('install.sh: --require-ble: stopping; the installed package is left as it was');
-    expect(result.stdout).not.toContain('Bluetooth: the HCI module is built and loads');
+    expect(result.stdout).not.toContain('Bluetooth: the HCI module loads');
     expect(result.code).toBe(1);
   }, 180_000);
 });

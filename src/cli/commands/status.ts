@@ -48,7 +48,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['API token', TOKEN_TEXT[report.token] ?? String(report.token)],
     ['API', report.api.state === 'failing' ? `failing: ${report.api.lastError ?? 'unknown error'}` : report.api.state],
     ['MQTT', mqttLine(report)],
-    ['BLE', report.bleReason ? `${report.ble} (${report.bleReason})` : report.ble],
+    ['BLE', bleLine(report)],
     ['store', report.store.ok ? `ok (${report.store.path})` : `FAILING (${report.store.path}): ${report.store.error ?? 'unknown error'}`],
     ['devices', `${d.total} total: ${d.linked} linked, ${d.linking} linking, ${d.rejected} rejected, ${d.failed} failed`],
     ['auto-pair', report.autoPair ? 'on' : 'off'],
@@ -69,6 +69,20 @@ export async function statusCommand(options: ClientOptions & { json?: boolean })
   if (options.json) printJson(report);
   else process.stdout.write(statusLines(report, Date.now()));
   if (!report.healthy) process.exitCode = EXIT.failure;
+}
+
+/** The state and its reason with the fix; the adapter, its recoveries and when it last heard anything. */
+function bleLine(report: StatusReport): string {
+  const state = report.bleReason ? `${report.ble} (${report.bleReason})` : report.ble;
+  // Older daemons send none of these.
+  if (report.bleAdapter === undefined) return state;
+  const parts: string[] = [];
+  if (report.bleAdapter !== null) parts.push(`adapter ${report.bleAdapter.name}${report.bleAdapter.address === null ? '' : ` ${report.bleAdapter.address}`}`);
+  if (report.ble !== 'off') {
+    parts.push(report.bleLastHeardSeconds === null ? 'nothing heard yet' : `last heard ${duration(report.bleLastHeardSeconds * 1000)} ago`);
+    parts.push(`${report.bleRestarts} ${report.bleRestarts === 1 ? 'recovery' : 'recoveries'}`);
+  }
+  return parts.length === 0 ? state : `${state}; ${parts.join(', ')}`;
 }
 
 /** `connected (MQTT 5)`, and why it is down or degraded: the broker's reason. */

@@ -136,7 +136,10 @@ const FIXES = [
   [/no active subscription|not entitled/, 'Ask the provider to activate this customer\'s subscription; the hub links nothing until then.'],
   [/API is failing/, 'Check the hub\'s internet connection; the hub keeps trying by itself.'],
   [/MQTT broker/, 'Check that the broker runs (systemctl status mosquitto) and the hub\'s PANIC_PAIR_MQTT_URL.'],
-  [/^BLE is/, 'Check the Bluetooth adapter: bluetoothctl power on.'],
+  [/^BLE is blocked/, 'Lift the radio block: rfkill unblock bluetooth. The hub scans again by itself within seconds.'],
+  [/^BLE is powered-off/, 'Power the adapter on: bluetoothctl power on (or btmgmt power on). The hub scans again by itself within seconds.'],
+  [/^BLE is unauthorized/, 'Give the service its Bluetooth capabilities (CAP_NET_RAW, CAP_NET_ADMIN), then restart it.'],
+  [/^BLE is/, 'Check that the Bluetooth adapter is attached (bluetoothctl list; on a Raspberry Pi, systemctl status hciuart). The hub finds it again by itself when it comes back.'],
   [/clock/, 'Connect the hub to the internet so that NTP sets its clock.'],
   [/store/, 'Free space on the SD card, or replace it; the last good state is kept.'],
 ];
@@ -150,7 +153,7 @@ const STATE_WORDS = {
   token: { accepted: ['✓', 'accepted'], refused: ['✗', 'refused (401)'], missing: ['✗', 'missing'], unknown: ['…', 'not checked yet'] },
   api: { ok: ['✓', 'reachable'], failing: ['✗', 'failing'], unknown: ['…', 'not asked yet'] },
   mqtt: { connected: ['✓', 'connected'], connecting: ['…', 'connecting'], disconnected: ['✗', 'disconnected'], off: ['–', 'off'] },
-  ble: { scanning: ['✓', 'scanning'], starting: ['…', 'starting'], off: ['–', 'off'], unavailable: ['✗', 'no adapter'], unauthorized: ['✗', 'not allowed'], 'powered-off': ['✗', 'powered off'] },
+  ble: { scanning: ['✓', 'scanning'], starting: ['…', 'starting'], off: ['–', 'off'], unavailable: ['✗', 'no adapter'], unauthorized: ['✗', 'not allowed'], 'powered-off': ['✗', 'powered off'], blocked: ['✗', 'blocked by rfkill'] },
 };
 
 function word(kind, value) {

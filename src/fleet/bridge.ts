@@ -1,0 +1,98 @@
+// A mosquitto bridge from a hub's broker to a central one (CONTRACT.md section 16), built from a
+// few typed fields as thin-edge.io builds its bridges: every line comes from one field here, so
+// no hand-edited text drifts between hubs. The checks on the fields are in bridge-input.ts.
+
+/** Where a hub's topics appear on the central broker: `<prefix>/health` as `hubs/<hub-id>/health`. */
+export const CENTRAL_ROOT = 'hubs';
+
+/** The bridge's keepalive: a hub whose uplink died silently shows `0` centrally within 1.5 times this. */
+export const BRIDGE_KEEPALIVE_SECONDS = 60;
+/**
+ * Reconnect backoff, base and cap in seconds (mosquitto's decorrelated jitter): after a central
+ * broker restarts, ten thousand hubs come back spread over a minute rather than all at once.
+ */
+export const BRIDGE_RESTART_SECONDS = { base: 5, cap: 60 } as const;
+/** The CA directory of Debian's ca-certificates, for a central broker with a public certificate. */
+export const SYSTEM_CA_PATH = '/etc/ssl/certs';
+
+export interface BridgeTls {
+  /** The CA that signed the central broker's certificate; the system CAs when left out. */
+  caFile?: string;
+  /** The hub's own certificate and key, when the central broker asks clients for one. */
+  client?: { certFile: string; keyFile: string };
+}
+
+export interface BridgeFields {
+  /** Checked: 1 to 64 of `A-Z a-z 0-9 . _ -` (no topic level separator or wildcard). */
+  hubId: string;
+  /** The hub's topic prefix (PANIC_PAIR_MQTT_PREFIX). */
+  prefix: string;
+  central: { host: string; port: number };
+  /** Present for mqtts:// */
+  tls?: BridgeTls;
+}
+
+/** The bridge's connection name, unique on the hub's broker. */
+export function bridgeConnection(hubId: string): string {
+  return `panic-pair-${hubId}`;
+}
+
+/** The client id the bridge uses on the central broker: one per hub, or hubs would disconnect each other. */
+export function bridgeClientId(hubId: string): string {
+  return `panic-pair-hub-${hubId}`;
+}
+
+/** `hubs/<hub-id>/`: where a hub's `<prefix>/` topics appear centrally. */
+export function centralPrefix(hubId: string): string {
+  return `${CENTRAL_ROOT}/${hubId}/`;
+}
+
+/** The bridge's own state on the central broker: retained `1` while connected, `0` (its will) after. */
+export function bridgeStateTopic(hubId: string): string {
+  return `${centralPrefix(hubId)}bridge/state`;
+}
+
+type Directive = [key: string, ...values: Array<string | number | boolean>];
+
+function directives(fields: BridgeFields): Directive[] {
+  const { hubId, prefix, central, tls } = fields;
+  const list: Directive[] = [
+    ['connection', bridgeConnection(hubId)],
+    ['address', `${addressHost(central.host)}:${central.port}`],
+    ['remote_clientid', bridgeClientId(hubId)],
+    // 3.1.1 is what every central broker (mosquitto, EMQX, HiveMQ) speaks; try_private marks the
+    // connection as a bridge where the broker understands it, so retained flags arrive as sent.
+    ['bridge_protocol_version', 'mqttv311'],
+    ['try_private', true],
+    // A clean session at each connect: the central broker gets the current retained state (health,
+    // status, devices) again, never a backlog of stale messages queued while the link was down.
+    ['cleansession', true],
+    ['keepalive_interval', BRIDGE_KEEPALIVE_SECONDS],
+    ['start_type', 'automatic'],
+    ['restart_timeout', BRIDGE_RESTART_SECONDS.base, BRIDGE_RESTART_SECONDS.cap],
+    ['notifications', true],
+    ['notification_topic', bridgeStateTopic(hubId)],
+    // `<prefix>/#` out, at QoS 1, the prefix replaced by `hubs/<hub-id>/`.
+    ['topic', '#', 'out', 1, `${prefix}/`, centralPrefix(hubId)],
+  ];
+  if (tls !== undefined) {
+    list.push(tls.caFile === undefined ? ['bridge_capath', SYSTEM_CA_PATH] : ['bridge_cafile', tls.caFile]);
+    if (tls.client !== undefined) list.push(['bridge_certfile', tls.client.certFile], ['bridge_keyfile', tls.client.keyFile]);
+  }
+  return list;
+}
+
+/** mosquitto.conf text for /etc/mosquitto/conf.d/. */
+export function renderBridge(fields: BridgeFields): string {
+  const header = [
+    `# panic-pair: this hub's ${fields.prefix}/ topics, carried to the central broker under ${centralPrefix(fields.hubId)}`,
+    '# Made by `panic-pair bridge-config`: run it again rather than edit this file.',
+  ];
+  const lines = directives(fields).map(([key, ...values]) => [key, ...values.map(String)].join(' '));
+  return `${[...header, ...lines].join('\n')}\n`;
+}
+
+/** mosquitto reads `address host:port`, an IPv6 address without brackets. */
+function addressHost(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
