@@ -11,8 +11,7 @@ import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, startDaemon
 //
 // Found here: each vhci controller has an rfkill switch of its own (rfkill0 for hci0...), so
 // `rfkill block bluetooth` blocks it as on a hub; an unblocked adapter stays down until something
-// powers it on (bluetoothd, or the daemon: nothing else runs here). btvirt numbers its controllers'
-// addresses from 00:AA:01:00:00:00 in each process, whatever index the kernel gives them.
+// powers it on (bluetoothd, or the daemon: nothing else runs here).
 //
 // These rows need the recovery ladder of src/discovery (issue 22): on the code before it, the
 // daemon that starts without an adapter stays `unavailable`, and every row fails.
@@ -21,8 +20,13 @@ const STEP_MS = 120_000;
 /** The contract's bounds: scanning again within ... of the adapter's return. */
 const APPEARS_MS = 10_000;
 const POWER_ON_MS = 5_000;
-/** The hub's adapter when it is named by address: btvirt's second controller. */
-const HUB_ADDRESS = '00:AA:01:01:00:01';
+/**
+ * The hub's adapter when it is named by address: btvirt's second controller at hci2. btvirt makes
+ * a controller's address from its place in btvirt (the fourth byte) and its kernel index (the
+ * last), and the kernel refuses to set a vhci controller's public address: the same address never
+ * comes back under another index here. The ladder's fake-clock tests cover renumbering.
+ */
+const HUB_ADDRESS = '00:AA:01:01:00:02';
 
 const unavailable = kernelGuestUnavailable();
 const built = unavailable === undefined ? await buildDeb() : unavailable;
@@ -75,10 +79,13 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     for (const word of words) expect(problem).toContain(word);
   };
   const now = (): Promise<number> => guest.clock();
-  /** status --json: scanning, on the adapter `name` with `address`. */
+  /**
+   * status --json names the adapter `name` with `address`. (Not its state: right after the daemon
+   * powers an adapter on, the kernel's own power-on sequence turns the new scan off and the daemon
+   * starts it again a second later, so `starting` may show for that second.)
+   */
   const adapterIs = async (name: string, address: string): Promise<void> => {
     const status = await hubStatus(guest);
-    expect(status.ble).toBe('scanning');
     const adapter = status.bleAdapter as { name?: string; address?: string } | null | undefined;
     expect({ name: adapter?.name, address: adapter?.address?.toUpperCase() }).toEqual({ name, address });
   };
@@ -92,6 +99,9 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
 
   afterAll(async () => {
     if (figures.length > 0) process.stderr.write(`kernel radio rows:\n  ${figures.join('\n  ')}\n`);
+    // A daemon that died mid-run: what it said last.
+    const exit = await Promise.race([daemon?.exited.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 100, 'running'))]);
+    if (exit !== 'running' && daemon !== undefined) process.stderr.write(`the daemon exited; its last lines:\n${daemon.lines.slice(-25).map((line) => line.text).join('\n')}\n`);
     await guest?.stop();
     if (typeof built !== 'string') built.dispose();
   }, STEP_MS);
@@ -163,7 +173,9 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
       const heard = await pair.waitForLine((line) => /^(Checking|Linking|✔ Linked)/.test(line.text), { what: `${deviceId} heard`, timeoutMs: 60_000 });
       const ms = heard.t - doneAt;
       figures.push(`${row}: heard ${(ms / 1000).toFixed(2)} s after (bound 5 s)`);
-      expect((await pair.exited).code).toBe(0);
+      const paired = await pair.exited;
+      expect(paired.stdout + paired.stderr).toContain(`Linked ${deviceId}`);
+      expect(paired.code).toBe(0);
       expect(ms).toBeLessThanOrEqual(POWER_ON_MS);
       expect((await hubStatus(guest)).ble).toBe('scanning');
     }, STEP_MS);
@@ -181,7 +193,9 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     const doneAt = (await done.waitForLine((line) => line.text === 'done', { timeoutMs: 60_000 })).t;
     const heard = await pair.waitForLine((line) => /^(Checking|Linking|✔ Linked)/.test(line.text), { what: 'ROW6BZ heard', timeoutMs: 60_000 });
     figures.push(`bluetoothd's discovery stopped: heard ${((heard.t - doneAt) / 1000).toFixed(2)} s after (bound 5 s)`);
-    expect((await pair.exited).code).toBe(0);
+    const paired = await pair.exited;
+    expect(paired.stdout + paired.stderr).toContain('Linked ROW6BZ');
+    expect(paired.code).toBe(0);
     expect(heard.t - doneAt).toBeLessThanOrEqual(POWER_ON_MS);
     expect((await hubStatus(guest)).ble).toBe('scanning');
     // Never anything but scanning meanwhile.
@@ -191,27 +205,29 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     bluetoothd.signal('SIGTERM');
     await bluetoothd.exited;
   }, 2 * STEP_MS);
-  it('adapter named by its address, back at a new index: found again, scanning within 10 s', async () => {
+  it('adapter named by its address: found at whatever index, another adapter in its place not taken, scanning within 10 s of its return', async () => {
     daemon.signal('SIGTERM');
     expect((await daemon.exited).code).toBe(0);
     await stopControllers(controllers);
-    const first = await startControllers(2, 0);
+    // A controller of another btvirt takes hci0: the hub is hci2, the button hci1.
+    const filler = await startControllers(1, 0);
+    const first = await startControllers(2, 1);
     controllers = first.process;
-    // btvirt's second controller is the hub now (hci1), its first the button (hci0).
     daemon = await startDaemon(guest, { hciDevice: HUB_ADDRESS });
     await daemonSays('scanning', 0);
-    await adapterIs('hci1', HUB_ADDRESS);
+    await adapterIs('hci2', HUB_ADDRESS);
     const removedAt = await now();
     await stopControllers(controllers);
     await daemonSays('unavailable', removedAt);
-    // A controller of another btvirt takes hci0 first: the hub comes back as hci2.
-    const filler = await startControllers(1, 0);
+    // Another adapter where the hub was (btvirt's first controller at hci1, another address): not taken.
+    const stranger = await startControllers(1, 1);
+    await statusSays('unavailable');
+    await stopControllers(stranger.process);
     const back = await startControllers(2, 1);
     controllers = back.process;
-    await scanningAgain('removed, back at a new index (named by address)', back.startedAt, APPEARS_MS);
+    await scanningAgain('removed, back (named by address, another adapter meanwhile)', back.startedAt, APPEARS_MS);
     await adapterIs('hci2', HUB_ADDRESS);
-    await linksNewButton('ROW2NX', 1);
+    await linksNewButton('ROW2AD', 1);
     await stopControllers(filler.process);
   }, 2 * STEP_MS);
-
 });
