@@ -102,7 +102,13 @@ export async function startDaemon(guest: KernelGuest, options: HubOptions): Prom
     ].join(' && '),
   );
   const daemon = guest.start(`exec ${RUN_AS_UNIT}`);
-  await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 });
+  try {
+    await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 });
+  } catch (error) {
+    // A store the daemon refuses is shown as it is on disk, for whoever reads the failure.
+    const store = await guest.run('ls -la /var/lib/panic-pair; head -c 2000 /var/lib/panic-pair/pairings.json');
+    throw new Error(`${(error as Error).message}\nthe state directory:\n${store.stdout}${store.stderr}`);
+  }
   return daemon;
 }
 
