@@ -7,18 +7,8 @@
 'use strict';
 const { createRequire } = require('node:module');
 
-const fromPackage = createRequire('/usr/lib/panic-pair/package.json');
-function hciSocketClass() {
-  for (const name of ['@stoprocent/bluetooth-hci-socket', '@abandonware/bluetooth-hci-socket']) {
-    try {
-      return fromPackage(name);
-    } catch {
-      // the other name
-    }
-  }
-  throw new Error('no HCI module in /usr/lib/panic-pair/node_modules');
-}
-const BluetoothHciSocket = hciSocketClass();
+// The package's HCI module, found as noble finds it (beside noble, or in noble's own node_modules).
+const BluetoothHciSocket = createRequire(createRequire('/usr/lib/panic-pair/package.json').resolve('@abandonware/noble/package.json'))('@abandonware/bluetooth-hci-socket');
 
 const [rate, ...indexes] = process.argv.slice(2).map(Number);
 const BUTTONS_PER_CONTROLLER = 50;
