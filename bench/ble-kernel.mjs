@@ -69,6 +69,8 @@ try {
   let controllers = guest.start(`exec btvirt -L -l${BUTTON_CONTROLLERS.length + 1}`);
   await guest.check(`until [ -e /sys/class/bluetooth/hci${BUTTON_CONTROLLERS.length} ]; do sleep 0.05; done; for i in 0 ${BUTTON_CONTROLLERS.join(' ')}; do true | btmgmt --index $i power on >/dev/null; done`);
   const hub = await kernel.startHub(guest, { hciDevice: 0 });
+  // A daemon that dies under the flood: what it said last.
+  hub.daemon.exited.then((exit) => process.stderr.write(`the daemon exited (${exit.code ?? exit.signal}); its last lines:\n${hub.daemon.lines.slice(-30).map((line) => line.text).join('\n')}\n`), () => undefined);
   const scanning = await hub.daemon.waitForLine(kernel.bleStateIs('scanning'), { timeoutMs: 60_000, what: 'scanning' });
   const daemonPid = kernel.logEntry(scanning).pid;
 
