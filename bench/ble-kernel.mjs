@@ -202,6 +202,11 @@ try {
     ratio: seconds(median(toLinked)),
     detail: { seconds: toLinked.map(seconds), bootSeconds: seconds(guest.bootSeconds * 1000) },
   });
+} catch (error) {
+  // What was left of the daemon's files and processes when the bench failed.
+  const left = await guest.run('ls -la /run/panic-pair /var/lib/panic-pair; for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done | grep -a panic-pair');
+  process.stderr.write(`when it failed:\n${left.stdout}${left.stderr}\n`);
+  throw error;
 } finally {
   await guest.stop();
   built.dispose();
