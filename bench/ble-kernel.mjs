@@ -98,7 +98,18 @@ try {
     const t = await guest.clock();
     bare.signal('SIGUSR1');
     const heard = Number((await lineWith(bare, 'heard', t)).text.split(' ')[1]);
-    const status = await kernel.hubStatus(guest);
+    // Right after the flood the daemon may still be reading what the kernel queued, and a status
+    // request then fails to connect ("not running"): asked again a few seconds later.
+    let status;
+    for (let attempt = 1; status === undefined; attempt++) {
+      try {
+        status = await kernel.hubStatus(guest);
+      } catch (error) {
+        if (attempt === 3) throw error;
+        process.stderr.write(`status failed right after the flood (${error.message.split('\n')[1] ?? error.message}); asking again\n`);
+        await guest.check('sleep 5');
+      }
+    }
     return { t, heard, announcements: status.counters.announcements, daemonTicks: await ticks(daemonPid), bareTicks: await ticks(barePid) };
   };
   const start = await count();
@@ -110,7 +121,7 @@ try {
   const sent = Number((await lineWith(flood, 'sent', floodEnded)).text.split(' ')[1]);
   flood.signal('SIGTERM');
   await flood.exited;
-  await guest.check('sleep 2'); // what is queued is read
+  await guest.check('sleep 5'); // what is queued is read
   const end = await count();
   bare.signal('SIGTERM');
   const floodS = (floodEnded - floodStarted) / 1000;
