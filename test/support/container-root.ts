@@ -58,6 +58,30 @@ export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
   return dir;
 }
 
+/**
+ * The recipe's root built (once) and `start` run on it, or why that cannot be here: `unavailable`
+ * (a tool missing, no root), the build's or the start's failure. A suite skips with that reason.
+ */
+export async function startOnRootOrReason<T>(
+  recipe: ContainerRecipe,
+  unavailable: string | undefined,
+  what: string,
+  start: (root: string) => Promise<T>,
+): Promise<T | string> {
+  if (unavailable !== undefined) return unavailable;
+  let root: string;
+  try {
+    root = await cachedRoot(recipe);
+  } catch (error) {
+    return `cannot build the ${recipe.release} root file system: ${(error as Error).message}`;
+  }
+  try {
+    return await start(root);
+  } catch (error) {
+    return `${what} does not boot here: ${(error as Error).message}`;
+  }
+}
+
 export function lastLines(text: string, count = 8): string {
   return text.trim().split('\n').slice(-count).join('\n');
 }

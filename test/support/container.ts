@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { cachedRoot, lastLines, runProcess, type ContainerRecipe, type RunResult } from './container-root.js';
+import { startOnRootOrReason, lastLines, runProcess, type ContainerRecipe, type RunResult } from './container-root.js';
 import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
@@ -63,19 +63,7 @@ export function containerUnavailable(): string | undefined {
  * build, a kernel that does not let nspawn boot): a suite skips with that reason.
  */
 export async function bootOrReason(recipe: ContainerRecipe, options: BootOptions = {}): Promise<Container | string> {
-  const unavailable = containerUnavailable();
-  if (unavailable !== undefined) return unavailable;
-  let root: string;
-  try {
-    root = await cachedRoot(recipe);
-  } catch (error) {
-    return `cannot build the ${recipe.release} root file system: ${(error as Error).message}`;
-  }
-  try {
-    return await boot(recipe, root, options);
-  } catch (error) {
-    return `the container does not boot here: ${(error as Error).message}`;
-  }
+  return startOnRootOrReason(recipe, containerUnavailable(), 'the container', (root) => boot(recipe, root, options));
 }
 
 async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions): Promise<Container> {

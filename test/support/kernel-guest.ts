@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
-import { cachedRoot, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { startOnRootOrReason, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
 import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
@@ -89,19 +89,7 @@ export function kernelGuestUnavailable(): string | undefined {
 
 /** Boots a guest with `deb` installed, or says why it cannot: a suite skips with that reason. */
 export async function bootKernelGuestOrReason(options: { deb?: string } = {}): Promise<KernelGuest | string> {
-  const unavailable = kernelGuestUnavailable();
-  if (unavailable !== undefined) return unavailable;
-  let root: string;
-  try {
-    root = await cachedRoot(KERNEL_GUEST_RECIPE);
-  } catch (error) {
-    return `cannot build the ${KERNEL_GUEST_RECIPE.release} root file system: ${(error as Error).message}`;
-  }
-  try {
-    return await boot(root, options.deb);
-  } catch (error) {
-    return `the kernel guest does not boot here: ${(error as Error).message}`;
-  }
+  return startOnRootOrReason(KERNEL_GUEST_RECIPE, kernelGuestUnavailable(), 'the kernel guest', (root) => boot(root, options.deb));
 }
 
 const live = new Set<() => void>();
