@@ -10,6 +10,11 @@ export type WallClock = () => number;
 export const monotonicNow: MonotonicClock = () => performance.now();
 export const wallNow: WallClock = () => Date.now();
 
+/** Whole seconds since the monotonic instant `at`; null when nothing happened yet. */
+export function secondsSince(at: number | undefined, now: number = monotonicNow()): number | null {
+  return at === undefined ? null : Math.max(0, Math.round((now - at) / 1000));
+}
+
 /** The wall time of a monotonic instant: the wall clock now, less how long ago the instant was. */
 export function wallTimeOf(at: number, clocks: { monotonic: MonotonicClock; wall: WallClock }): number {
   return clocks.wall() - (clocks.monotonic() - at);

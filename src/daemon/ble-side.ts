@@ -11,7 +11,7 @@ import { ProfileMatcher } from '../discovery/profiles.js';
 import type { Sighting } from '../discovery/sighting.js';
 import { VirtualHciSocket } from '../discovery/virtual-hci-socket.js';
 import { PanicPairError, messageOf } from '../errors.js';
-import { monotonicNow } from '../clock.js';
+import { secondsSince } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { Counters } from './counters.js';
 import type { StatusReport } from './status-report.js';
@@ -122,8 +122,7 @@ async function startCaptureReplay(options: BleSideOptions, file: string): Promis
       return source.restarts;
     },
     get lastHeardSeconds() {
-      const at = source.lastHeardAt;
-      return at === undefined ? null : Math.max(0, Math.round((monotonicNow() - at) / 1000));
+      return secondsSince(source.lastHeardAt);
     },
     async stop() {
       replay.stop();

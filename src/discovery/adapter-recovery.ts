@@ -1,6 +1,6 @@
 import type { AdapterChoice } from '../config/adapter.js';
 import { adapterLabel } from '../config/adapter.js';
-import { monotonicNow, type MonotonicClock } from '../clock.js';
+import { monotonicNow, secondsSince, type MonotonicClock } from '../clock.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { AdapterFinder, FoundAdapter, RfkillBlock } from './adapter-finder.js';
@@ -273,7 +273,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     },
     lastHeardSeconds() {
       const at = latest(lastHeardAt, phase.kind === 'open' ? phase.source.lastHeardAt : undefined);
-      return at === undefined ? null : Math.max(0, Math.round((now() - at) / 1000));
+      return secondsSince(at, now());
     },
     stop() {
       stopped = true;
