@@ -94,7 +94,9 @@ export async function startSimulator(guest: KernelGuest): Promise<GuestProcess> 
 
 /** Writes the settings and the token as an installer would, and starts the daemon as the unit does. */
 export async function startDaemon(guest: KernelGuest, options: HubOptions): Promise<GuestProcess> {
-  const config = { apiUrl: `http://127.0.0.1:${API_PORT}`, customerId: CUSTOMER_ID, ble: 'on', hciDevice: options.hciDevice, ...options.settings };
+  // apiTimeout: the simulator answers from the same emulated CPU, about ten times slower than a
+  // hub: the default 10 s deadline is one second of real time there, and was missed in some runs.
+  const config = { apiUrl: `http://127.0.0.1:${API_PORT}`, customerId: CUSTOMER_ID, ble: 'on', hciDevice: options.hciDevice, apiTimeout: 60, ...options.settings };
   await guest.check(
     [
       `printf '%s\\n' '${JSON.stringify(config)}' > /etc/panic-pair/config.json`,
