@@ -90,7 +90,7 @@ install_package() {
   local staging="$ROOT$PREFIX.new"
   rm -rf "$staging"
   mkdir -p "$staging"
-  cp -R "$SOURCE/bin" "$SOURCE/dist" "$SOURCE/docs" "$SOURCE/systemd" "$SOURCE/package.json" "$staging/"
+  cp -R "$SOURCE/bin" "$SOURCE/dist" "$SOURCE/docs" "$SOURCE/systemd" "$SOURCE/scripts" "$SOURCE/package.json" "$staging/"
   for file in package-lock.json README.md; do
     if [ -f "$SOURCE/$file" ]; then cp "$SOURCE/$file" "$staging/"; fi
   done
@@ -109,10 +109,12 @@ install_package() {
 }
 
 # The HCI module (@stoprocent/bluetooth-hci-socket, Node-API, installed where noble requires
-# @abandonware/bluetooth-hci-socket): its install script keeps the prebuilt module that fits this
-# machine, or compiles one (npm 11 and later run it because package.json's allowScripts allows it).
-# npm says "rebuilt dependencies successfully" even when it skipped or blocked the script, so the
-# verdict is whether the module loads afterwards, as noble loads it.
+# @abandonware/bluetooth-hci-socket): its sources get panic-pair's descriptor fix
+# (scripts/hci-module.mjs says why), and its install script compiles them, told to build from
+# source (npm 11 and later run it because package.json's allowScripts allows it). The module's
+# prebuilt binaries lack the fix and are refused. npm says "rebuilt dependencies successfully" even
+# when it skipped or blocked the script, so the verdict is whether the fixed build loads afterwards,
+# as noble loads it.
 build_ble() {
   local dir="$1" log why
   if [ ! -d "$dir/node_modules/@abandonware/noble" ]; then
@@ -122,10 +124,12 @@ build_ble() {
   log="$(mktemp -t panic-pair-ble-build.XXXXXX)"
   say "building the Bluetooth (HCI) module; its log goes to $log"
   local_headers
-  (cd "$dir" && npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >"$log" 2>&1 || true
+  node "$dir/scripts/hci-module.mjs" --fix-only "$dir" >"$log" 2>&1 || die "cannot fix the HCI module's sources: $(tail -n 1 "$log")"
+  (cd "$dir" && npm_config_build_from_source=true npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >>"$log" 2>&1 || true
   if why="$(cd "$dir" && node -e '
     const { createRequire } = require("node:module");
-    createRequire(require.resolve("@abandonware/noble/lib/hci-socket/hci.js"))("@abandonware/bluetooth-hci-socket");
+    const Socket = createRequire(require.resolve("@abandonware/noble/lib/hci-socket/hci.js"))("@abandonware/bluetooth-hci-socket");
+    if (Socket.closesItsSocketOnce !== true) throw new Error("only the prebuilt module is there, which lacks the descriptor fix: the module was not compiled here");
   ' 2>&1)"; then
     rm -f "$log"
     say "Bluetooth: the HCI module loads"

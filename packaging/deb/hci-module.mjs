@@ -2,13 +2,14 @@
 // machine with Debian's cross compilers (g++-aarch64-linux-gnu, g++-arm-linux-gnueabihf). Nothing
 // is compiled on the hub. It is built from the sources of the HCI module that `npm ci` installed
 // (@stoprocent/bluetooth-hci-socket, the lock's version and digest, in the place noble requires
-// @abandonware/bluetooth-hci-socket), which use Node-API: one build loads in every Node from
-// 20.17 on. A source install loads the same module, from the prebuilt ones that release ships, or
-// compiled by its install script where none fits (src/discovery/kernel-hci-socket.ts gives both
-// the contract noble is written against).
+// @abandonware/bluetooth-hci-socket), with panic-pair's descriptor fix (scripts/hci-module.mjs),
+// which use Node-API: one build loads in every Node from 20.17 on. A source install compiles the
+// same fixed sources (scripts/hci-module.mjs, run by `npm ci` and by systemd/install.sh); the
+// module's prebuilt binaries are refused (src/discovery/kernel-hci-socket.ts).
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { fixHciSources } from '../../scripts/hci-module.mjs';
 
 /** Where npm installs the HCI module: the name noble requires, replaced by package.json's `overrides`. */
 export const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
@@ -67,6 +68,8 @@ export function compileHciModule({ arch, nodedir, source, sourceModules, work })
   mkdirSync(module, { recursive: true });
   // The sources and nothing else: not its prebuilt binaries, not a build of the machine's own.
   for (const part of ['binding.gyp', 'package.json', 'src', 'include']) cpSync(path.join(source, part), path.join(module, part), { recursive: true });
+  // With panic-pair's fix: each socket's descriptor closed once (scripts/hci-module.mjs says why).
+  fixHciSources(module);
   // Debian's hardening for a library that reads from a kernel socket: fortified libc calls, and
   // its relocations read-only once loaded.
   const flags = `-DNAPI_VERSION=${NAPI_VERSION} -D_FORTIFY_SOURCE=2 -fstack-protector-strong${splitHeaders(nodedir)}`;

@@ -150,7 +150,9 @@ export function copyrightFile(metafile, copied, root) {
     'Copyright: the authors of each package below',
     'License: various',
     ' The program bundles, or carries beside it, these npm packages under their',
-    ' own licenses, whose texts follow the list:',
+    ' own licenses, whose texts follow the list. @stoprocent/bluetooth-hci-socket is',
+    " compiled from its sources with a change of panic-pair's: each socket's",
+    ' descriptor is closed once (scripts/hci-module.mjs in the source).',
     ...sorted.map(([name, { license }]) => ` ${name}: ${license}`),
     ...texts,
   ].join('\n')}\n`;

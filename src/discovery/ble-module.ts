@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorCodeOf } from '../errors.js';
+import { PREBUILT_MODULE } from './kernel-hci-socket.js';
 
 // Why the Bluetooth modules could not be loaded, told apart so that each gets the fix that works:
 // noble itself missing, its HCI socket module missing (npm drops an optional package whose install
@@ -12,7 +13,7 @@ import { errorCodeOf } from '../errors.js';
 // `overrides` in the place noble requires, node_modules/@abandonware/bluetooth-hci-socket: npm
 // commands name it by that folder.
 
-export type BleModuleProblem = 'noble-missing' | 'hci-socket-missing' | 'native-missing' | 'native-incompatible';
+export type BleModuleProblem = 'noble-missing' | 'hci-socket-missing' | 'native-missing' | 'native-incompatible' | 'native-prebuilt';
 
 /** The name noble requires the HCI module by, and npm's name for its folder. */
 const HCI_SOCKET = '@abandonware/bluetooth-hci-socket';
@@ -24,11 +25,13 @@ const REASONS: Record<BleModuleProblem, string> = {
   'hci-socket-missing': `the HCI socket module (${HCI_MODULE}) is not installed: npm leaves it out when its install fails (no prebuilt module for this machine, and no compiler or Node headers to build one)`,
   'native-missing': `the native part of the HCI socket module (${HCI_MODULE}) is missing: none of its prebuilt ones is for this machine, and npm skipped its install script, which compiles one`,
   'native-incompatible': `the native part of the HCI socket module (${HCI_MODULE}) does not load in Node ${process.versions.node} on ${process.arch}`,
+  'native-prebuilt': `the native part of the HCI socket module (${HCI_MODULE}) is not the build panic-pair compiles: the module's own closes a stopped socket's descriptor twice, someone else's the second time`,
 };
 
 /** The problem a failed load of noble shows, or undefined when the modules loaded (or failed otherwise). */
 export function bleModuleProblem(error: unknown): BleModuleProblem | undefined {
   const code = errorCodeOf(error);
+  if (code === PREBUILT_MODULE) return 'native-prebuilt';
   const message = String((error as { message?: unknown } | null)?.message ?? error);
   if (code === 'ERR_DLOPEN_FAILED' || /NODE_MODULE_VERSION|wrong ELF class|invalid ELF header|Exec format error/.test(message)) {
     return 'native-incompatible';
@@ -70,15 +73,17 @@ export function bleModuleFix(problem: BleModuleProblem, here = fileURLToPath(imp
     return 'reinstall the package: sudo apt-get install --reinstall panic-pair';
   }
   const root = path.resolve(path.dirname(here), '..', '..');
-  const rebuild = `cd ${root} && sudo npm rebuild ${HCI_SOCKET} --foreground-scripts`;
+  // scripts/hci-module.mjs: fixes the module's sources and compiles them (kernel-hci-socket.ts).
+  const compile = `cd ${root} && sudo npm run hci-module`;
   switch (problem) {
     case 'noble-missing':
       return `cd ${root} && sudo npm ci --omit=dev (it installs the optional @abandonware/noble), or run systemd/install.sh again`;
     case 'hci-socket-missing':
       return 'sudo apt-get install build-essential python3, then run systemd/install.sh again (offline, with npm_config_nodedir=/usr where Node\'s headers are in /usr/include/node)';
     case 'native-missing':
-      return `${rebuild} (it compiles the module; npm 11 and later run its script only where package.json's allowScripts allows ${HCI_MODULE}, as panic-pair's does; needs build-essential and python3)`;
+      return `${compile} (it compiles the module through its install script; npm 11 and later run that only where package.json's allowScripts allows ${HCI_MODULE}, as panic-pair's does; needs build-essential and python3)`;
     case 'native-incompatible':
-      return `cd ${root} && sudo npm_config_build_from_source=true npm rebuild ${HCI_SOCKET} --foreground-scripts (it compiles the module for this machine; needs build-essential and python3)`;
+    case 'native-prebuilt':
+      return `${compile} (it fixes the module's sources and compiles them for this machine; needs build-essential and python3), or run systemd/install.sh again`;
   }
 }

@@ -17,6 +17,10 @@ import type { HciSocket } from './noble-loader.js';
 //   a closed (or reused) descriptor. noble calls start() again when the adapter is powered on
 //   after being off; the socket is already reading then, so that start() does nothing here. A
 //   start() after stop() reports EBADF instead of reading.
+// - Only the build compiled from sources fixed by scripts/hci-module.mjs: the module's own closes
+//   a stopped socket's descriptor a second time when the socket is collected, by then someone
+//   else's (a control client, the store's file, a descriptor libuv watches: the daemon aborts).
+//   That build marks its class (MODULE_FIXED); any other is refused, naming the fix.
 
 /** The module's socket: its native methods, with EventEmitter's mixed into its prototype by the module. */
 interface ModuleSocket {
@@ -73,9 +77,18 @@ function withErrnoCode(error: unknown): unknown {
   return error;
 }
 
+/** The static property the fixed build (scripts/hci-module.mjs) gives its socket class. */
+const MODULE_FIXED = 'closesItsSocketOnce';
+
+/** The error a build without the descriptor fix is refused with (ble-module.ts tells it by its code). */
+export const PREBUILT_MODULE = 'ERR_HCI_MODULE_PREBUILT';
+
 /** The class of the module at `file` (resolved as noble resolves it), with the contract above. */
 export function kernelHciSocketClass(file: string): KernelHciSocketClass {
-  const ModuleSocket = createRequire(file)(file) as ModuleSocketClass;
+  const ModuleSocket = createRequire(file)(file) as ModuleSocketClass & { [MODULE_FIXED]?: unknown };
+  if (ModuleSocket[MODULE_FIXED] !== true) {
+    throw Object.assign(new Error(`the HCI module at ${file} is a build without panic-pair's descriptor fix`), { code: PREBUILT_MODULE });
+  }
 
   class KernelHciSocket extends ModuleSocket {
     /** While a call that @abandonware's build throws from runs: the first error it emitted. */

@@ -7,6 +7,8 @@ import { checkBle } from '../../src/check/ble-check.js';
 import { loadConfig } from '../../src/config/index.js';
 import { bleModuleFix, bleModuleProblem, bleModuleReason, type BleModuleProblem } from '../../src/discovery/ble-module.js';
 import { conditionOfOpenError } from '../../src/discovery/ble.js';
+import { kernelHciSocketClass } from '../../src/discovery/kernel-hci-socket.js';
+import { hciSocketFile } from '../../src/discovery/noble-loader.js';
 import { ROOT } from '../support/binary.js';
 
 // Each way the Bluetooth modules go missing on a real install, made real: a copy of the installed
@@ -17,8 +19,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const installed = path.join(ROOT, 'node_modules', '@abandonware');
 
-/** A folder with noble and the HCI module (installed within it) copied in, changed by `spoil`; the error noble's bindings throw there. */
-function loadIn(name: string, spoil: (modules: string) => void): unknown {
+/** A folder with noble and the HCI module (installed within it) copied in, changed by `spoil`; its require. */
+function copyIn(name: string, spoil: (modules: string) => void): NodeJS.Require {
   const root = path.join(dir, name);
   const modules = path.join(root, 'node_modules');
   mkdirSync(path.join(modules, '@abandonware'), { recursive: true });
@@ -28,12 +30,18 @@ function loadIn(name: string, spoil: (modules: string) => void): unknown {
   }
   spoil(modules);
   writeFileSync(path.join(root, 'index.cjs'), '');
+  return createRequire(path.join(root, 'index.cjs'));
+}
+
+/** The error noble's bindings throw in a copy changed by `spoil`. */
+function loadIn(name: string, spoil: (modules: string) => void): unknown {
+  const require = copyIn(name, spoil);
   try {
-    createRequire(path.join(root, 'index.cjs'))('@abandonware/noble/lib/hci-socket/bindings.js');
+    require('@abandonware/noble/lib/hci-socket/bindings.js');
   } catch (error) {
     return error;
   }
-  throw new Error(`noble loaded in ${root}`);
+  throw new Error(`noble loaded in the copy ${name}`);
 }
 
 const hciSocket = (modules: string): string => path.join(modules, '@abandonware', 'noble', 'node_modules', '@abandonware', 'bluetooth-hci-socket');
@@ -62,16 +70,35 @@ describe('why the Bluetooth modules cannot be loaded', () => {
     expect(conditionOfOpenError(error, 'hci0')).toEqual({ state: 'unavailable', reason: bleModuleReason(problem, error) });
   });
 
+  it("native-prebuilt: the module's own build, without the descriptor fix, is refused and told apart", () => {
+    // Only the prebuilt binaries it ships are left: what node-gyp-build loads when nothing was compiled.
+    const require = copyIn('native-prebuilt', (modules) => rmSync(path.join(hciSocket(modules), 'build'), { recursive: true, force: true }));
+    const file = createRequire(require.resolve('@abandonware/noble/lib/hci-socket/hci.js')).resolve('@abandonware/bluetooth-hci-socket');
+    let error: unknown;
+    try {
+      kernelHciSocketClass(file);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(bleModuleProblem(error)).toBe('native-prebuilt');
+    expect(bleModuleReason('native-prebuilt', error)).toMatch(/not the build panic-pair compiles: .* closes a stopped socket's descriptor twice/);
+    // The build in the checkout is the fixed one: loading it is not refused.
+    expect(() => kernelHciSocketClass(hciSocketFile())).not.toThrow(/descriptor fix/);
+  });
+
   it('an error that is not about the modules is left to the adapter checks', () => {
     expect(bleModuleProblem(Object.assign(new Error('Address family not supported'), { code: 'EAFNOSUPPORT' }))).toBeUndefined();
   });
 
   it('the fix fits the install: a source folder gets npm commands run there, the package a reinstall', () => {
     const source = '/opt/panic-pair/dist/discovery/ble-module.js';
-    expect(bleModuleFix('native-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm rebuild @abandonware\/bluetooth-hci-socket --foreground-scripts/);
+    expect(bleModuleFix('native-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm run hci-module /);
     expect(bleModuleFix('noble-missing', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm ci --omit=dev/);
-    // A native part that does not load (a prebuilt one for a newer glibc): compiled, not taken again.
-    expect(bleModuleFix('native-incompatible', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm_config_build_from_source=true npm rebuild @abandonware\/bluetooth-hci-socket/);
+    // A native part that does not load (a prebuilt one for a newer glibc), or the module's own
+    // build without the descriptor fix: compiled here from the fixed sources.
+    expect(bleModuleFix('native-incompatible', source)).toMatch(/^cd \/opt\/panic-pair && sudo npm run hci-module \(it fixes the module's sources/);
+    expect(bleModuleFix('native-prebuilt', source)).toBe(bleModuleFix('native-incompatible', source));
+    expect(bleModuleFix('native-prebuilt', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
     expect(bleModuleFix('hci-socket-missing', source)).toMatch(/^sudo apt-get install build-essential python3, then run systemd\/install.sh again/);
     expect(bleModuleFix('native-missing', '/usr/lib/panic-pair/dist/chunk-X.js')).toBe('reinstall the package: sudo apt-get install --reinstall panic-pair');
     // The package's module uses Node-API: the Node's version is not part of the fix.
@@ -89,12 +116,12 @@ describe('check with the HCI module not built', () => {
   it('fails with ble on, naming the native part and the rebuild', async () => {
     const result = await checkBle(configOf('on'), async () => state);
     expect(result).toMatchObject({ ok: false, detail: expect.stringContaining('is missing: none of its prebuilt ones is for this machine, and npm skipped its install script') });
-    expect(result.fix).toContain('npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts');
+    expect(result.fix).toContain('npm run hci-module');
   });
 
   it('under auto with no adapter in the kernel: skipped, and still says why and the fix', async () => {
     const result = await checkBle(configOf('auto'), async () => state);
     expect(result).toMatchObject({ ok: true, skipped: true, detail: expect.stringContaining('no adapter hci7, and the native part') });
-    expect(result.fix).toContain('npm rebuild');
+    expect(result.fix).toContain('npm run hci-module');
   });
 });

@@ -39,6 +39,8 @@ class BluetoothHciSocket {
   cleanup() {}
 }
 for (const key in EventEmitter.prototype) BluetoothHciSocket.prototype[key] = EventEmitter.prototype[key];
+// The mark of the build with panic-pair's descriptor fix (scripts/hci-module.mjs).
+BluetoothHciSocket.closesItsSocketOnce = true;
 module.exports = BluetoothHciSocket;
 module.exports.failures = failures;
 module.exports.calls = calls;

