@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { AdapterFinder, FoundAdapter, RfkillBlock } from './adapter-finder.js';
 import type { PowerAnswer } from './adapter-power.js';
 import { AdapterSearch } from './adapter-search.js';
-import { blocked, conditionOfOpenError, startBleSource, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
+import { blocked, conditionOfOpenError, logBleState, startBleSource, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
 import type { NobleRadio } from './noble-loader.js';
 
 // The recovery ladder of the hub's radio, in one place (CONTRACT.md section 14). noble binds its
@@ -133,12 +133,12 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     return own;
   };
 
-  // The source logs its own states; the ladder logs those it adds (waiting, blocked).
+  // Every state is logged here, as the ladder makes it of the source's (which tells it, not logs it).
   const report = (): void => {
     const next = condition();
     if (next.state === reported.state && next.reason === reported.reason) return;
     reported = next;
-    if (phase.kind === 'waiting' || next.state === 'blocked') logger.warn({ ble: next.state, adapter: label, reason: next.reason }, 'BLE state');
+    logBleState(logger, next, phase.kind === 'open' ? phase.adapter.name : label);
   };
 
   const wait = (next: BleCondition, ms: number): void => {
@@ -165,7 +165,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     try {
       radio = options.openRadio(adapter.index);
       const opened: NobleRadio = radio;
-      source = startBleSource({ ...options.source, radio, adapter: adapter.name, now, onSocketError: (error) => socketError(opened, error) });
+      source = startBleSource({ ...options.source, radio, adapter: adapter.name, now, onSocketError: (error) => socketError(opened, error), onCondition: report });
       radio.open();
     } catch (error) {
       if (source !== undefined) source.stop();

@@ -42,6 +42,11 @@ export interface BleSourceOptions {
   onSocketError?(error: Error & { code?: string }): void;
   /** noble's per-device memory is dropped beyond this many devices; default 4096. */
   maxKnownDevices?: number;
+  /**
+   * Each change of state, told here instead of logged: the recovery ladder logs the state it makes
+   * of it (an adapter opened on trial, not yet known to be the configured one, is not `scanning`).
+   */
+  onCondition?(condition: BleCondition): void;
 }
 
 export interface BleSource {
@@ -73,6 +78,12 @@ export const SILENT_SCAN_REFRESH_MS = 60_000;
 /** How often silence is looked at: a sixth of the refresh, at the cost of a counter read. */
 const SILENCE_LOOK_MS = 10_000;
 
+/** The daemon's log line for BLE's state: info while it is well, a warning with the reason otherwise. */
+export function logBleState(logger: Logger, condition: BleCondition, adapter: string): void {
+  if (condition.reason === undefined) logger.info({ ble: condition.state, adapter }, 'BLE state');
+  else logger.warn({ ble: condition.state, adapter, reason: condition.reason }, 'BLE state');
+}
+
 export function startBleSource(options: BleSourceOptions): BleSource {
   const { radio, matcher, source, adapter, counters, logger, onSighting } = options;
   const noble = radio.noble;
@@ -92,8 +103,8 @@ export function startBleSource(options: BleSourceOptions): BleSource {
   const setCondition = (next: BleCondition): void => {
     if (next.state === condition.state && next.reason === condition.reason) return;
     condition = next;
-    if (next.reason === undefined) logger.info({ ble: next.state, adapter }, 'BLE state');
-    else logger.warn({ ble: next.state, adapter, reason: next.reason }, 'BLE state');
+    if (options.onCondition !== undefined) options.onCondition(next);
+    else logBleState(logger, next, adapter);
   };
 
   const scan = (why: 'adapter on' | 'stopped by something else' | 'controller reset' | 'silence'): void => {
