@@ -28,11 +28,7 @@ const POWER_ON_MS = 5_000;
  */
 const HUB_ADDRESS = '00:AA:01:01:00:02';
 
-// Opt-in for now (PANIC_PAIR_TEST_KERNEL_ROWS=1): every row holds within its bound, but in about
-// half the runs the bluetoothd row's `pair` ends with "closed the connection without an answer"
-// while the daemon goes on (issue 22's note): until that is found, CI runs pairing.test.ts alone.
-const ROWS_ASKED = process.env.PANIC_PAIR_TEST_KERNEL_ROWS === '1';
-const unavailable = ROWS_ASKED ? kernelGuestUnavailable() : 'the radio rows run only with PANIC_PAIR_TEST_KERNEL_ROWS=1 (an open fault, issue 22)';
+const unavailable = kernelGuestUnavailable();
 const built = unavailable === undefined ? await buildDeb() : unavailable;
 const booted = typeof built === 'string' ? built : await bootKernelGuestOrReason({ deb: built.deb });
 const skipReason = typeof booted === 'string' ? booted : undefined;

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -215,6 +215,15 @@ interface AgentMessage {
   t: number;
 }
 
+/**
+ * PANIC_PAIR_TEST_GUEST_TRACE=FILE: every guest command, each line it prints and its exit are
+ * appended there, stamped with the guest's clock (for a fault seen only in the guest).
+ */
+const TRACE_FILE = process.env.PANIC_PAIR_TEST_GUEST_TRACE;
+const trace = (id: number, text: string): void => {
+  if (TRACE_FILE !== undefined && TRACE_FILE !== '') appendFileSync(TRACE_FILE, `#${id} ${text}\n`);
+};
+
 class Agent {
   readonly ready: Promise<number>;
   #next = 1;
@@ -255,6 +264,7 @@ class Agent {
       markLost = reject;
     });
     exited.catch(() => undefined);
+    trace(id, `run ${script}`);
     this.#commands.set(id, (message) => {
       if (message.lost === true) {
         this.#commands.delete(id);
@@ -262,6 +272,7 @@ class Agent {
         return;
       }
       if (message.exit !== undefined) {
+        trace(id, `${message.t.toFixed(1)} exit ${message.exit ?? message.signal}`);
         this.#commands.delete(id);
         const text = (stream: 'out' | 'err'): string => lines.filter((line) => line.stream === stream).map((line) => `${line.text}\n`).join('');
         markExited({ code: message.exit, signal: message.signal ?? null, t: message.t, stdout: text('out'), stderr: text('err') });
@@ -269,6 +280,7 @@ class Agent {
       }
       const line: GuestLine = message.out !== undefined ? { stream: 'out', text: message.out, t: message.t } : { stream: 'err', text: message.err ?? '', t: message.t };
       lines.push(line);
+      trace(id, `${line.t.toFixed(1)} ${line.stream} ${line.text}`);
       for (const waiter of waiters) waiter(line);
     });
     if (this.#lost !== undefined) markLost(this.#lost);
@@ -303,7 +315,10 @@ class Agent {
       lines,
       waitForLine,
       exited,
-      signal: (name) => this.#socket.write(`${JSON.stringify({ id, signal: name })}\n`),
+      signal: (name) => {
+        trace(id, `signal ${name}`);
+        this.#socket.write(`${JSON.stringify({ id, signal: name })}\n`);
+      },
       finished: (timeoutMs, what) =>
         Promise.race([
           exited,
