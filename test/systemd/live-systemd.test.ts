@@ -63,6 +63,15 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
       { timeoutMs: STEP_MS, intervalMs: 200, what: 'systemd to start the daemon again' },
     );
   const shell = (script: string, ...args: string[]) => box.check(['sh', '-c', script, 'sh', ...args]);
+  /**
+   * Signals the daemon's main process. nsenter leaves the shell in the test runner's process group:
+   * `kill 0` (a unit with no main process says MainPID=0) would kill the runner itself, so no pid
+   * but a real one is ever signalled.
+   */
+  const signalDaemon = async (name: 'STOP' | 'KILL', pid: string | undefined): Promise<void> => {
+    expect(Number(pid), `MainPID of ${UNIT}`).toBeGreaterThan(1);
+    await shell(`kill -${name} "$1"`, pid ?? '');
+  };
 
   beforeAll(async () => {
     assertBuilt();
@@ -182,7 +191,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     await systemctl('daemon-reload');
     await systemctl('restart', UNIT);
     const { MainPID, NRestarts } = await show('MainPID', 'NRestarts');
-    await shell('kill -STOP "$1"', MainPID ?? '');
+    await signalDaemon('STOP', MainPID);
     await restartedFrom(MainPID ?? '', Number(NRestarts));
     expect((await journal()).some((line) => line.includes('Watchdog timeout'))).toBe(true);
     const result = await pair('LIVE-4');
@@ -191,7 +200,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
 
   it('is restarted after kill -9', async () => {
     const { MainPID, NRestarts } = await show('MainPID', 'NRestarts');
-    await shell('kill -KILL "$1"', MainPID ?? '');
+    await signalDaemon('KILL', MainPID);
     await restartedFrom(MainPID ?? '', Number(NRestarts));
     const devices = JSON.parse(await box.check(['panic-pair', 'devices', '--json'])) as Array<{ deviceId: string; state: string }>;
     expect(devices.map((device) => `${device.deviceId} ${device.state}`).sort()).toEqual(['LIVE-1 linked', 'LIVE-2 linked', 'LIVE-3 linked', 'LIVE-4 linked']);
@@ -219,7 +228,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
  */
 async function placeCheckout(target: string): Promise<void> {
   await mkdir(target, { recursive: true });
-  for (const entry of ['bin', 'dist', 'docs', 'systemd', 'package.json', 'package-lock.json', 'README.md']) {
+  for (const entry of ['bin', 'dist', 'docs', 'systemd', 'scripts', 'package.json', 'package-lock.json', 'README.md']) {
     await cp(path.join(ROOT, entry), path.join(target, entry), { recursive: true });
   }
   const lock = createHash('sha256').update(readFileSync(path.join(ROOT, 'package-lock.json'))).digest('hex').slice(0, 16);
