@@ -97,6 +97,12 @@ interface Open {
   /** Power on asked of the kernel for this open (and again after each unblock), or under way. */
   powerAsked: boolean;
   powerAttempts: number;
+  /**
+   * The adapter has scanned since this open (or the last unblock): a power-on that failed is no
+   * longer tried again, so that an adapter someone powers off afterwards stays off (CONTRACT 14:
+   * `powered-off` until they power it on).
+   */
+  up: boolean;
 }
 
 interface Waiting {
@@ -135,6 +141,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
 
   // Every state is logged here, as the ladder makes it of the source's (which tells it, not logs it).
   const report = (): void => {
+    if (phase.kind === 'open' && phase.source.condition().state === 'scanning') phase.up = true;
     const next = condition();
     if (next.state === reported.state && next.reason === reported.reason) return;
     reported = next;
@@ -175,7 +182,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
       return wait(cause, REOPEN_UNUSABLE_MS);
     }
     const verified = search.fits(adapter);
-    const opened: Open = { kind: 'open', adapter, radio, source, verified, block: undefined, powerAsked: false, powerAttempts: 0 };
+    const opened: Open = { kind: 'open', adapter, radio, source, verified, block: undefined, powerAsked: false, powerAttempts: 0, up: false };
     phase = opened;
     // At once: the kernel powers a new adapter off two seconds after its setup unless asked.
     if (finder.adapters() !== null) askPowerOn(opened);
@@ -211,9 +218,10 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     if (wasBlocked && current.block === undefined) {
       current.powerAsked = false;
       current.powerAttempts = 0;
+      current.up = false;
     }
     // Only for an adapter the kernel lists: without sysfs there is no kernel of that kind to ask.
-    if (!current.powerAsked && current.block === undefined && listed !== null) askPowerOn(current);
+    if (!current.powerAsked && !current.up && current.block === undefined && listed !== null) askPowerOn(current);
     report();
     schedule(PRESENCE_POLL_MS, watch);
   }
@@ -225,6 +233,7 @@ export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRe
     const { name, index } = current.adapter;
     void options.powerOn(index).then((answer) => {
       if (answer.ok) return logger.debug({ adapter: name }, 'asked the kernel to power the adapter on');
+      if (current.up) return;
       if (current.powerAttempts < POWER_ON_ATTEMPTS) current.powerAsked = false;
       else logger.info({ adapter: name, reason: answer.reason }, 'the kernel did not power the adapter on; it stays as it is');
     });

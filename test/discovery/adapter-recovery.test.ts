@@ -6,6 +6,7 @@ import type { AdapterChoice } from '../../src/config/adapter.js';
 import { DEFAULT_PROFILE } from '../../src/config/profile.js';
 import { createCounters } from '../../src/daemon/counters.js';
 import { sysfsAdapters } from '../../src/discovery/adapter-finder.js';
+import type { PowerAnswer } from '../../src/discovery/adapter-power.js';
 import { ADAPTER_POLL_MS, REOPEN_UNUSABLE_MS, startAdapterRecovery, type AdapterRecovery } from '../../src/discovery/adapter-recovery.js';
 import { SILENT_SCAN_REFRESH_MS } from '../../src/discovery/ble.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
@@ -59,7 +60,7 @@ const sysfs = {
   listed: (index: number) => (sysfsAdapters(root).adapters() ?? []).some((a) => a.index === index),
 };
 
-function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean; down?: boolean } = {}) {
+function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean; down?: boolean; powerAnswer?: PowerAnswer } = {}) {
   const sockets: VirtualHciSocket[] = [];
   const opened: number[] = [];
   const powerRequests: number[] = [];
@@ -81,6 +82,7 @@ function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean
     async powerOn(index) {
       powerRequests.push(index);
       if (sysfsAdapters(root).rfkill(`hci${index}`) !== undefined) return { ok: false, reason: 'blocked by rfkill' };
+      if (options.powerAnswer !== undefined) return options.powerAnswer;
       sockets[index]?.setPowered(true);
       return { ok: true };
     },
@@ -202,6 +204,18 @@ describe('the recovery ladder (fake clock)', () => {
     sockets[0]!.setPowered(true);
     await within(5_000, scanningOn(recovery, () => sockets[0]), 'scanning after power on');
     expect(recovery.restarts).toBe(0);
+  });
+
+  it('a power-on that failed is not tried again once the adapter is up: powered off afterwards, it stays off', async () => {
+    sysfs.plug(0);
+    const { recovery, sockets, powerRequests } = start(undefined, { powerAnswer: { ok: false, reason: 'busy' } });
+    // The answer is a failure, but the adapter is up (someone else powered it, or the answer was late).
+    await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning at start');
+    sockets[0]!.setPowered(false);
+    await within(2_000, () => state(recovery) === 'powered-off', 'powered-off');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(state(recovery)).toBe('powered-off');
+    expect(powerRequests).toEqual([0]);
   });
 
   it('rfkill soft block: blocked with `rfkill unblock bluetooth`; scanning within 5 s of the unblock', async () => {
