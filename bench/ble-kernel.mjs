@@ -98,18 +98,7 @@ try {
     const t = await guest.clock();
     bare.signal('SIGUSR1');
     const heard = Number((await lineWith(bare, 'heard', t)).text.split(' ')[1]);
-    // Right after the flood the daemon may still be reading what the kernel queued, and a status
-    // request then fails to connect ("not running"): asked again a few seconds later.
-    let status;
-    for (let attempt = 1; status === undefined; attempt++) {
-      try {
-        status = await kernel.hubStatus(guest);
-      } catch (error) {
-        if (attempt === 3) throw error;
-        process.stderr.write(`status failed right after the flood (${error.message.split('\n')[1] ?? error.message}); asking again\n`);
-        await guest.check('sleep 5');
-      }
-    }
+    const status = await kernel.hubStatus(guest);
     return { t, heard, announcements: status.counters.announcements, daemonTicks: await ticks(daemonPid), bareTicks: await ticks(barePid) };
   };
   const start = await count();
@@ -149,10 +138,11 @@ try {
   const rows = {};
   const timeRow = async (name, disrupt, disruptedState, restore) => {
     const times = [];
+    let said = '';
     try {
       for (let round = 0; round < ROUNDS; round++) {
         const before = await guest.clock();
-        await disrupt();
+        said = (await disrupt()) ?? '';
         await hub.daemon.waitForLine(kernel.bleStateIs(disruptedState), { after: before, timeoutMs: 30_000, what: disruptedState });
         const back = await restore();
         const again = await hub.daemon.waitForLine(kernel.bleStateIs('scanning'), { after: back, timeoutMs: 30_000, what: 'scanning' });
@@ -160,19 +150,19 @@ try {
       }
       rows[name] = { medianSeconds: seconds(median(times)), seconds: times.map(seconds) };
     } catch (error) {
-      process.stderr.write(`${name}: ${error.message}\n`);
+      process.stderr.write(`${name}: ${error.message}\n(the command that disrupted it said: ${said.trim()})\n`);
       await restore();
-      rows[name] = { medianSeconds: null, failed: error.message.split('\n')[0] };
+      rows[name] = { medianSeconds: null, failed: error.message.split('\n')[0], said: said.trim() };
     }
   };
   const marked = async (script) => (await lineWith(guest.start(`${script} >/dev/null; echo back`), 'back')).t;
   // Rows where the state stays `scanning`: from another program's command to a button, advertised
   // right after it, being heard (pair's next line).
-  const timeHeard = async (name, command) => {
+  const timeHeard = async (name, prefix, command) => {
     const times = [];
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        const deviceId = `${name.slice(0, 2).toUpperCase()}${round}`;
+        const deviceId = `${prefix}${round}`;
         const pair = guest.start(`panic-pair pair ${deviceId} --timeout 30`);
         await lineWith(pair, 'Waiting for button');
         const done = guest.start(`${command} >/dev/null; echo done; ${kernel.advertiseScript(1, deviceId)} >/dev/null`);
@@ -201,8 +191,8 @@ try {
       return (await lineWith(controllers, 'back')).t;
     },
   );
-  await timeHeard('another program resets the controller', 'hcitool -i hci0 cmd 0x03 0x0003');
-  await timeHeard('another program stops the scan', 'hcitool -i hci0 cmd 0x08 0x000c 00 00');
+  await timeHeard('another program resets the controller', 'RS', 'hcitool -i hci0 cmd 0x03 0x0003');
+  await timeHeard('another program stops the scan', 'ST', 'hcitool -i hci0 cmd 0x08 0x000c 00 00');
   report({
     figure: 'kernel BLE: adapter back to scanning (s, slowest row\'s median)',
     ratio: Math.max(...Object.values(rows).map((row) => row.medianSeconds ?? Number.NaN)),
