@@ -90,7 +90,10 @@ interface HciInternals {
   onSocketError(error: Error & { code?: string }): void;
   onSocketData(data: Buffer): void;
   processCmdCompleteEvent(cmd: number, status: number, result: Buffer): void;
-  _socket?: { stop?: () => void };
+  _socket?: { stop?: () => void; isDevUp?: () => boolean };
+  /** What noble's poll saw last: the adapter up, down, or not looked at yet (null). */
+  _isDevUp: boolean | null;
+  _state: AdapterState | null;
 }
 
 /** HCI Reset's opcode (OGF 0x03, OCF 0x0003). */
@@ -157,6 +160,17 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
   hci.processCmdCompleteEvent = function commandComplete(cmd, status, result) {
     processCmdCompleteEvent.call(this, cmd, status, result);
     if (cmd === HCI_RESET && status === 0) events.controllerReset?.();
+  };
+  // noble says poweredOn from the commands it sees complete on the adapter, the kernel's own
+  // power-on sequence included, and says poweredOff only when its one-second poll sees the adapter
+  // go from up to down. An adapter powered on after being off is thus poweredOn before the poll has
+  // seen it up; switched off again before that poll (an rfkill block right after a power on, in
+  // the kernel test), it was never seen going down: noble stayed poweredOn for good over an adapter
+  // that was off. Here the poll counts such an adapter as seen up, so that it sees it go down.
+  const { pollIsDevUp } = hci;
+  hci.pollIsDevUp = function poll() {
+    if (this._isDevUp === false && this._state === 'poweredOn' && this._socket?.isDevUp?.() === false) this._isDevUp = true;
+    pollIsDevUp.call(this);
   };
   const Noble = require(NOBLE) as NobleConstructor;
   const noble = new Noble(bindings);

@@ -206,6 +206,23 @@ describe('the recovery ladder (fake clock)', () => {
     expect(recovery.restarts).toBe(0);
   });
 
+  it('powered on, and off again before noble looks: powered-off (noble took the kernel\'s power-on traffic for poweredOn)', async () => {
+    sysfs.plug(0);
+    const { recovery, sockets } = start();
+    await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning at start');
+    sockets[0]!.setPowered(false);
+    await within(2_000, () => state(recovery) === 'powered-off', 'powered-off');
+    // Powered on: the kernel's own power-on sequence, which every raw socket sees (Read Local
+    // Version among it), gets noble to poweredOn at once, before its one-second poll has looked.
+    sockets[0]!.setPowered(true);
+    sockets[0]!.write(Buffer.from([0x01, 0x01, 0x10, 0x00]));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(state(recovery)).toBe('scanning');
+    // Off again (an rfkill block, a power off) before that poll.
+    sockets[0]!.setPowered(false);
+    await within(3_000, () => state(recovery) === 'powered-off', 'powered-off again');
+  });
+
   it('a power-on that failed is not tried again once the adapter is up: powered off afterwards, it stays off', async () => {
     sysfs.plug(0);
     const { recovery, sockets, powerRequests } = start(undefined, { powerAnswer: { ok: false, reason: 'busy' } });
