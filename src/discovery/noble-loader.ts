@@ -165,8 +165,8 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
   // power-on sequence included, and says poweredOff only when its one-second poll sees the adapter
   // go from up to down. An adapter powered on after being off is thus poweredOn before the poll has
   // seen it up; switched off again before that poll (an rfkill block right after a power on, in
-  // the kernel test), it was never seen going down: noble stayed poweredOn for good over an adapter
-  // that was off. Here the poll counts such an adapter as seen up, so that it sees it go down.
+  // the kernel bench), it was never seen going down: noble stayed poweredOn for good over an
+  // adapter that was off. Here the poll counts such an adapter as seen up, so that it sees it go down.
   const { pollIsDevUp } = hci;
   hci.pollIsDevUp = function poll() {
     if (this._isDevUp === false && this._state === 'poweredOn' && this._socket?.isDevUp?.() === false) this._isDevUp = true;
