@@ -1,6 +1,5 @@
 import { messageOf } from '../errors.js';
-import { kernelHciSocketClass } from './kernel-hci-socket.js';
-import { hciSocketFile } from './noble-loader.js';
+import { kernelHciSocket } from './noble-loader.js';
 
 // Powering an adapter on through the kernel's Bluetooth management interface, as `btmgmt power on`
 // and bluetoothd do: one Set Powered command on a control-channel socket of the HCI module. noble
@@ -31,7 +30,7 @@ export type PowerAnswer = { ok: true } | { ok: false; reason: string };
 
 /** The HCI module noble loads, opened afresh: a socket to bind to the control channel. */
 export function moduleControlSocket(): ControlSocket {
-  const SocketClass = kernelHciSocketClass(hciSocketFile()) as unknown as new () => ControlSocket;
+  const SocketClass = kernelHciSocket() as unknown as new () => ControlSocket;
   return new SocketClass();
 }
 

@@ -54,7 +54,7 @@ export const REOPEN_UNUSABLE_MS = 30_000;
  */
 export const POWER_ON_ATTEMPTS = 5;
 
-/** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that; EBADF: the module closed its descriptor as its reading ended). */
+/** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that; EBADF: a socket started again after its stop, kernel-hci-socket.ts). */
 const GONE = new Set(['ENODEV', 'EPIPE', 'EBADFD', 'EBADF']);
 
 export interface AdapterRecoveryOptions {
@@ -70,7 +70,7 @@ export interface AdapterRecoveryOptions {
    */
   powerOn?(index: number): Promise<PowerAnswer>;
   /** What the BLE source on each opened adapter needs besides its radio. */
-  source: Omit<BleSourceOptions, 'radio' | 'adapter' | 'onSocketError' | 'now'>;
+  source: Omit<BleSourceOptions, 'radio' | 'adapter' | 'onSocketError' | 'onCondition' | 'now'>;
   logger: Logger;
   now?: MonotonicClock;
 }

@@ -13,10 +13,10 @@ import type { HciSocket } from './noble-loader.js';
 //   throw an Error whose message is strerror's text and nothing else. noble tells "unauthorized"
 //   by `code === 'EPERM'`, and the daemon says why BLE is off by the code.
 // - The constructor opens the socket, so that loading noble is what fails without Bluetooth.
-// - The module closes its descriptor when its reading thread stops, so a later start() would read
-//   a closed (or reused) descriptor. noble calls start() again when the adapter is powered on
-//   after being off; the socket is already reading then, so that start() does nothing here. A
-//   start() after stop() reports EBADF instead of reading.
+// - The module closes its descriptor when its reading is stopped, so a later start() would read a
+//   socket that is no longer bound to the adapter. noble calls start() again when the adapter is
+//   powered on after being off; the socket is already reading then, so that start() does nothing
+//   here. A start() after stop() reports EBADF instead of reading.
 // - Only the build compiled from sources fixed by scripts/hci-module.mjs: the module's own closes
 //   a stopped socket's descriptor a second time when the socket is collected, by then someone
 //   else's (a control client, the store's file, a descriptor libuv watches: the daemon aborts).

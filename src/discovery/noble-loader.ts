@@ -1,5 +1,5 @@
 import Module, { createRequire } from 'node:module';
-import { kernelHciSocketClass } from './kernel-hci-socket.js';
+import { kernelHciSocketClass, type KernelHciSocketClass } from './kernel-hci-socket.js';
 
 // The one place that knows noble's inside. noble opens the HCI socket as it is constructed, so it
 // is loaded only when BLE is wanted, here. noble's own hci-socket modules are loaded afresh with
@@ -132,7 +132,7 @@ type NobleConstructor = new (bindings: BindingsInternals) => NobleInternals;
  * the HCI socket cannot be opened.
  */
 export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): NobleRadio {
-  const Bindings = bindingsOver(options.socket === undefined ? kernelHciSocketClass(hciSocketFile()) : standInFor(options.socket));
+  const Bindings = bindingsOver(options.socket === undefined ? kernelHciSocket() : standInFor(options.socket));
   const bindings = new Bindings({ deviceId: options.hciDevice });
   // noble prints its advice for these states with console.log, on stdout, which is the daemon's
   // JSON log stream; the same transition without the print (the BLE source says it in words).
@@ -234,6 +234,18 @@ export function loadNoble(options: { hciDevice: number; socket?: HciSocket }): N
       }
     },
   };
+}
+
+let kernelSocketClass: KernelHciSocketClass | undefined;
+
+/**
+ * The kernel's HCI socket class (kernel-hci-socket.ts over the module noble requires), made once:
+ * for each noble the ladder opens and each power-on it asks. Throws, and is tried again next time,
+ * while the module is missing or not the fixed build.
+ */
+export function kernelHciSocket(): KernelHciSocketClass {
+  kernelSocketClass ??= kernelHciSocketClass(hciSocketFile());
+  return kernelSocketClass;
 }
 
 /** The HCI module's main file, as noble's HCI layer resolves it; throws MODULE_NOT_FOUND naming it when it is missing. */
