@@ -9,10 +9,11 @@
 // systemd/install.sh and by the package build, and the loader refuses a build without the fix
 // (src/discovery/kernel-hci-socket.ts, MODULE_FIXED).
 //
-//   node scripts/hci-module.mjs [--fix-only] [--strict] [FOLDER]
+//   node scripts/hci-module.mjs [--fix-only | --check] [--strict] [FOLDER]
 //
 // FOLDER is the install folder (default: this checkout). --fix-only fixes the sources without
-// compiling; --strict exits 1 when Bluetooth ends up off (otherwise it says so loudly, exit 0:
+// compiling; --check only says whether the fixed build loads (exit 0) or why not (the reason on
+// stderr, exit 1); --strict exits 1 when Bluetooth ends up off (otherwise it says so loudly, exit 0:
 // `npm ci` on a machine without a compiler still installs everything else).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -116,13 +117,13 @@ function compile(root) {
 export function hciModuleProblem(root) {
   const script = `const { createRequire } = require('node:module');
 const Socket = createRequire(require.resolve(${JSON.stringify(NOBLE_HCI)}))(${JSON.stringify(HCI_SOCKET)});
-if (Socket.${MODULE_FIXED} !== true) { console.error('the loaded build is not the fixed one'); process.exit(1); }`;
+if (Socket.${MODULE_FIXED} !== true) throw new Error('only the prebuilt module is there, which lacks the descriptor fix: the module was not compiled here');`;
   try {
     execFileSync(process.execPath, ['-e', script], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
     return undefined;
   } catch (error) {
     const lines = String(error.stderr ?? error.message).split('\n');
-    return lines.find((line) => /^[A-Za-z]*Error|not the fixed one/.test(line)) ?? lines[0];
+    return lines.find((line) => /^[A-Za-z]*Error/.test(line)) ?? lines[0];
   }
 }
 
@@ -130,6 +131,12 @@ function main(argv) {
   const fixOnly = argv.includes('--fix-only');
   const strict = argv.includes('--strict');
   const root = path.resolve(argv.find((arg) => !arg.startsWith('--')) ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
+  if (argv.includes('--check')) {
+    const problem = hciModuleProblem(root);
+    if (problem !== undefined) process.stderr.write(`${problem}\n`);
+    process.exitCode = problem === undefined ? 0 : 1;
+    return;
+  }
   const off = (why, fix) => {
     process.stderr.write(`panic-pair: BLUETOOTH WILL BE OFF: ${why}\npanic-pair:   fix: ${fix}\npanic-pair:   pairing over MQTT works without it; \`panic-pair check\` says the same\n`);
     process.exitCode = strict ? 1 : 0;

@@ -126,11 +126,7 @@ build_ble() {
   local_headers
   node "$dir/scripts/hci-module.mjs" --fix-only "$dir" >"$log" 2>&1 || die "cannot fix the HCI module's sources: $(tail -n 1 "$log")"
   (cd "$dir" && npm_config_build_from_source=true npm rebuild @abandonware/bluetooth-hci-socket --foreground-scripts) >>"$log" 2>&1 || true
-  if why="$(cd "$dir" && node -e '
-    const { createRequire } = require("node:module");
-    const Socket = createRequire(require.resolve("@abandonware/noble/lib/hci-socket/hci.js"))("@abandonware/bluetooth-hci-socket");
-    if (Socket.closesItsSocketOnce !== true) throw new Error("only the prebuilt module is there, which lacks the descriptor fix: the module was not compiled here");
-  ' 2>&1)"; then
+  if why="$(node "$dir/scripts/hci-module.mjs" --check "$dir" 2>&1)"; then
     rm -f "$log"
     say "Bluetooth: the HCI module loads"
     return
