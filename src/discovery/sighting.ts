@@ -10,6 +10,11 @@ export interface Sighting {
   deviceTypeId?: number;
   /** When it was heard, on the monotonic clock (src/clock.ts): it measures ages, never a date. */
   at: number;
+  /** Battery percent, 0 to 100, when the report carries one (CONTRACT.md section 17); a value out
+   * of range never gets here: the source drops it and counts it. */
+  battery?: number;
+  /** The report flags the battery low (BTHome v2 object 0x15). */
+  batteryLow?: boolean;
 }
 
 /** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */
