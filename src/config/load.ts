@@ -122,6 +122,7 @@ function assemble(s: Settings, lookup: Lookup, file: ConfigFile | undefined): Co
     bleReplay: s.bleReplay,
     minRssi: s.minRssi,
     autoPair: s.autoPair,
+    supervision: { on: s.supervision === 'on', maxSeconds: s.supervisionMaxSeconds, batteryLowPercent: s.batteryLowPercent },
     apiConcurrency: s.apiConcurrency,
     apiTimeoutMs: Math.max(1, Math.round(s.apiTimeout * 1000)),
     entitlementTtlMs: s.entitlementTtl * 1000,

@@ -24,6 +24,10 @@ export interface Profile {
   match: ProfileMatch;
   deviceId: DeviceIdSource;
   deviceTypeId?: number;
+  /** CONTRACT.md section 17: the silence after which a button is missing (else learned). */
+  supervisionSeconds?: number;
+  /** It transmits only when pressed: silence says nothing, so it is unsupervised. */
+  triggerOnly?: boolean;
 }
 
 export const DEFAULT_PROFILE: Readonly<Profile> = Object.freeze({
@@ -92,6 +96,8 @@ export const profileSchema = strict({
   match,
   deviceId,
   deviceTypeId: integer('an integer, the deviceTypeId of buttons of this profile').optional(),
+  supervisionSeconds: integer('an integer number of seconds from 60 to 604800, how long a button of this profile may be silent before it is missing', 60, 604_800).optional(),
+  triggerOnly: z.boolean(must('true or false: true when the button transmits only when pressed (it cannot be supervised)')).optional(),
 }).superRefine((profile, ctx) => {
   if (profile.deviceId.from === 'nameSuffix' && profile.match.namePrefix === undefined) {
     ctx.addIssue({ code: 'custom', path: ['deviceId'], message: 'takes the name suffix, so match.namePrefix is needed' });
@@ -103,6 +109,9 @@ export const profileSchema = strict({
   const ble = namePrefix !== undefined || serviceUuid !== undefined || company !== undefined;
   if (profile.deviceId.from === 'ieeeAddress' && (ble || !zigbee)) {
     ctx.addIssue({ code: 'custom', path: ['match'], message: 'takes a Zigbee IEEE address, so it matches by zigbeeModel or zigbeeVendor only (no namePrefix, serviceUuid or companyId)' });
+  }
+  if (profile.triggerOnly === true && profile.supervisionSeconds !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['supervisionSeconds'], message: 'cannot go with triggerOnly: a button that sends only when pressed has no deadline' });
   }
   if (profile.deviceId.from !== 'ieeeAddress' && zigbee) {
     ctx.addIssue({ code: 'custom', path: ['match'], message: 'zigbeeModel and zigbeeVendor apply only to a profile whose deviceId is {"from": "ieeeAddress"}' });

@@ -12,6 +12,7 @@ import { listenAddress, type WebConfig } from './web.js';
 import { adapterChoice, type AdapterChoice } from './adapter.js';
 
 export const BLE_MODES = ['on', 'off', 'auto'] as const;
+export const SUPERVISION_MODES = ['on', 'off'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export type BleMode = (typeof BLE_MODES)[number];
@@ -23,6 +24,15 @@ export interface MqttConfig {
   /** Read by the MQTT client when it connects, so a changed password needs no restart of this module. */
   passwordFile?: string;
   caFile?: string;
+}
+
+export interface SupervisionConfig {
+  /** PANIC_PAIR_SUPERVISION=off: every linked button is unsupervised. */
+  on: boolean;
+  /** The longest a linked button may be silent before it is missing. */
+  maxSeconds: number;
+  /** A battery at or below this percent is low. */
+  batteryLowPercent: number;
 }
 
 export interface Config {
@@ -49,6 +59,8 @@ export interface Config {
   bleReplay?: string;
   minRssi: number;
   autoPair: boolean;
+  /** CONTRACT.md section 17. */
+  supervision: SupervisionConfig;
   apiConcurrency: number;
   apiTimeoutMs: number;
   entitlementTtlMs: number;
@@ -92,6 +104,9 @@ export const settingsSchema = z
     bleReplay: path(form('bleReplay')).optional(),
     minRssi: integer(form('minRssi'), -127, 20),
     autoPair: yesNo(form('autoPair')),
+    supervision: oneOf(SUPERVISION_MODES, form('supervision')),
+    supervisionMaxSeconds: integer(form('supervisionMaxSeconds'), 60, 604_800),
+    batteryLowPercent: integer(form('batteryLowPercent'), 0, 100),
     apiConcurrency: integer(form('apiConcurrency'), 1, 64),
     apiTimeout: decimal(form('apiTimeout'), 0, 300),
     entitlementTtl: integer(form('entitlementTtl'), 0, 86_400),

@@ -1,5 +1,5 @@
 import type { StatusReport } from '../daemon/status-report.js';
-import type { DeviceRecord } from '../store/record.js';
+import type { DeviceRow } from '../supervision/types.js';
 import type { LinkOutcome, PairProgress, ScanEntry, WindowReport } from '../pairing/types.js';
 import type { HouseholdEntry } from '../pairing/customer-gates.js';
 
@@ -8,7 +8,7 @@ import type { HouseholdEntry } from '../pairing/customer-gates.js';
 // (an installer pressing Ctrl-C) or the daemon stops.
 export interface ControlHandlers {
   status(): StatusReport;
-  devices(): DeviceRecord[];
+  devices(): DeviceRow[];
   scan(seconds: number, signal: AbortSignal): Promise<ScanEntry[]>;
   forget(deviceId: string): Promise<{ removed: boolean }>;
   /** An outcome with ok:false reaches the client as an error line of its kind. */

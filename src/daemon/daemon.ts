@@ -21,6 +21,8 @@ import { CONTROL_SOCKET_NAME } from '../config/locations.js';
 import { readWebSecrets } from '../config/web.js';
 import type { ControlHandlers } from '../control/handlers.js';
 import { startWebSide } from './web-side.js';
+import { createSupervisor, deviceRows, type HearingSides } from './supervision-side.js';
+import type { Sighting } from '../discovery/sighting.js';
 
 export interface RunningDaemon {
   status(): StatusReport;
@@ -77,12 +79,22 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     logger,
     apiAddress: apiBase(config.apiUrl),
   });
-  const ble = await startBleSide({ config, counters, logger, onSighting: (sighting) => engine.sighting(sighting) });
+  // Supervision hears every sighting before the engine does: a timestamp on the hot path.
+  const sides: HearingSides = { ble: undefined, mqtt: undefined };
+  const supervisor = createSupervisor({ config, store, engine, sides, logger });
+  const onSighting = (sighting: Sighting): void => {
+    supervisor.heard(sighting);
+    engine.sighting(sighting);
+  };
+  const ble = await startBleSide({ config, counters, logger, onSighting });
+  sides.ble = ble;
 
   // The MQTT side's state listeners first: a retained `linked` should not wait on a log line.
   const mqtt: MqttSide | undefined = config.mqtt
-    ? startMqttSide({ config, engine, counters, logger })
+    ? startMqttSide({ config, engine, counters, logger, onSighting })
     : undefined;
+  sides.mqtt = mqtt;
+  supervisor.start();
   engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
   engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
@@ -106,6 +118,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       store: { ...store.health(), path: store.file, ...writeCounts(store) },
       unsavedLinks: engine.unsavedLinks,
       devices: engine.devices(),
+      buttons: supervisor.counts(),
+      buttonProblems: supervisor.problems(),
       autoPair: config.autoPair,
       ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
@@ -131,7 +145,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   };
   const handlers: ControlHandlers = {
     status,
-    devices: () => engine.devices(),
+    devices: () => deviceRows(engine.devices(), supervisor),
     scan: (seconds, signal) => engine.scan(seconds, signal),
     forget: (deviceId) => engine.forget(deviceId),
     pair: guardPairing((deviceId, options) => engine.pair(deviceId, options), hearing),
@@ -184,6 +198,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
         await web?.close().catch(() => undefined);
         await control.close().catch(() => undefined);
         await engine.retryUnsaved();
+        await supervisor.stop();
         await mqtt?.close().catch(() => undefined);
         api.close();
         await store.close();

@@ -15,6 +15,7 @@ export function healthOf(report: StatusReport): HealthReading {
     ble: report.ble,
     mqtt: report.mqtt,
     devices: report.devices,
+    buttons: report.buttons,
     uptimeSeconds: report.uptimeSeconds ?? 0,
   };
 }

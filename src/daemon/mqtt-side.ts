@@ -31,7 +31,14 @@ export interface MqttSide {
 }
 
 /** The broker connection, the sources on it feeding the engine, and the retained states out. */
-export function startMqttSide(options: { config: Config; engine: PairingEngine; counters: Counters; logger: Logger }): MqttSide {
+export function startMqttSide(options: {
+  config: Config;
+  engine: PairingEngine;
+  counters: Counters;
+  logger: Logger;
+  /** Where the sources' sightings go: supervision, then the engine. */
+  onSighting?: (sighting: Sighting) => void;
+}): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
   if (mqttConfig === undefined) throw new Error('startMqttSide needs PANIC_PAIR_MQTT_URL');
@@ -70,7 +77,7 @@ export function startMqttSide(options: { config: Config; engine: PairingEngine; 
       connection.subscribe(filter, onMessage);
     },
   };
-  const onSighting = (sighting: Sighting): void => engine.sighting(sighting);
+  const onSighting = options.onSighting ?? ((sighting: Sighting): void => engine.sighting(sighting));
   const sources = [startAnnounceSource({ connection: sourceConnection, prefix: config.mqttPrefix, counters, logger, onSighting })];
   // Adapters for what other hub software publishes, each on when its setting is given.
   const matcher = new ProfileMatcher(config.profiles);

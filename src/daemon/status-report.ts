@@ -1,6 +1,7 @@
 import type { Counters } from './counters.js';
 import type { TokenState } from '../pairing/types.js';
 import type { RefusalReport } from '../mqtt/refusals.js';
+import type { ButtonCounts } from '../supervision/types.js';
 
 // What `status --json` prints. CONTRACT.md section 2 fixes customerId, entitled, mqtt, ble and
 // counters; the rest is for the installer.
@@ -38,6 +39,8 @@ export interface StatusReport {
   /** Writes since start, with their fsyncs and bytes: what the store costs the SD card. */
   store: { ok: boolean; path: string; error?: string; writes?: number; fsyncs?: number; bytesWritten?: number };
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
+  /** CONTRACT.md section 17: the linked buttons by supervision, and those with a low battery. */
+  buttons: ButtonCounts;
   autoPair: boolean;
   /** Home Assistant discovery: the prefix its configs are published under, when it is on. */
   homeAssistant?: { discoveryPrefix: string };

@@ -4,6 +4,7 @@ import type { StatusReport } from './status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
 import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';
+import type { ButtonCounts } from '../supervision/types.js';
 
 export interface StatusInputs {
   version: string;
@@ -25,6 +26,9 @@ export interface StatusInputs {
   store: StatusReport['store'];
   unsavedLinks: number;
   devices: readonly DeviceRecord[];
+  /** CONTRACT.md section 17: counts over the linked buttons, and their problems in words. */
+  buttons?: ButtonCounts;
+  buttonProblems?: readonly string[];
   autoPair: boolean;
   homeAssistantPrefix?: string;
   windowOpenUntil?: number;
@@ -48,6 +52,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   if (inputs.bleRequired && inputs.ble !== 'scanning') problems.push(`BLE is ${inputs.ble}${inputs.bleReason ? `: ${inputs.bleReason}` : ''}`);
   if (!inputs.store.ok) problems.push(`the pairing store cannot be written: ${inputs.store.error ?? 'unknown error'}; the last good state is kept`);
   if (inputs.unsavedLinks > 0) problems.push(`${inputs.unsavedLinks} link(s) made by the API are not yet recorded in the store`);
+  problems.push(...(inputs.buttonProblems ?? []));
 
   const devices = { total: inputs.devices.length, linked: 0, linking: 0, rejected: 0, failed: 0 };
   for (const record of inputs.devices) devices[record.state]++;
@@ -71,6 +76,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     bleLastHeardSeconds: inputs.bleLastHeardSeconds ?? null,
     store: inputs.store,
     devices,
+    buttons: inputs.buttons ?? { linked: devices.linked, online: 0, missing: 0, unknown: devices.linked, unsupervised: 0, batteryLow: 0 },
     autoPair: inputs.autoPair,
     counters: { ...inputs.counters },
   };

@@ -83,7 +83,7 @@ export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource
     const match = matcher.advertisement(report.advertisement, report.address);
     if (match === undefined) return undefined;
     if (!match.ok) return { invalid: `matches profile ${match.profile} but has no usable deviceId: ${match.invalid}` };
-    const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at };
+    const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at, profile: match.profile };
     if (report.rssi !== undefined) sighting.rssi = report.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
     return sighting;

@@ -172,7 +172,7 @@ export function startBleSource(options: BleSourceOptions): BleSource {
       unusable.warn({ adapter, address: peripheral.address, profile: match.profile, reason: match.invalid }, 'advertisement matches a profile but has no usable deviceId');
       return;
     }
-    const sighting: Sighting = { deviceId: match.deviceId, source, at: now() };
+    const sighting: Sighting = { deviceId: match.deviceId, source, at: now(), profile: match.profile };
     if (peripheral.rssi !== RSSI_UNKNOWN) sighting.rssi = peripheral.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
     // Called from noble's socket handler: an error here must not escape into the native socket.

@@ -15,6 +15,8 @@ export interface Sighting {
   battery?: number;
   /** The report flags the battery low (BTHome v2 object 0x15). */
   batteryLow?: boolean;
+  /** The profile that recognised it, when one did: its supervisionSeconds and triggerOnly apply. */
+  profile?: string;
 }
 
 /** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */

@@ -73,7 +73,7 @@ export function startZigbeeSource(options: ZigbeeSourceOptions): MqttSource {
     }
     if (!match.ok) return { invalid: `matches profile ${match.profile} but has no usable deviceId: ${match.invalid}` };
     logger.info({ deviceId: match.deviceId, profile: match.profile, ...definition }, 'a Zigbee button joined');
-    const sighting: Sighting = { deviceId: match.deviceId, source: ZIGBEE_SOURCE, at };
+    const sighting: Sighting = { deviceId: match.deviceId, source: ZIGBEE_SOURCE, at, profile: match.profile };
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
     return sighting;
   };

@@ -2,6 +2,7 @@ import { PanicPairError } from '../errors.js';
 import { isValidDeviceId } from '../discovery/sighting.js';
 import type { DeviceState } from '../store/record.js';
 import type { StatusReport } from '../daemon/status-report.js';
+import type { ButtonCounts } from '../supervision/types.js';
 
 // Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
 // place, so a topic name or a payload shape can only change here.
@@ -47,6 +48,8 @@ export interface HealthPayload {
   ble: StatusReport['ble'];
   mqtt: StatusReport['mqtt'];
   devices: StatusReport['devices'];
+  /** CONTRACT.md section 17: the linked buttons by supervision; `problems` names the missing and low ones. */
+  buttons: ButtonCounts;
   /** On the monotonic clock: right even after the wall clock jumped. */
   uptimeSeconds: number;
   /** ISO-8601 wall-clock stamp of this publish. */

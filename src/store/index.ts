@@ -2,7 +2,7 @@
 // the state dir's lock.
 export { PairingStore, type PairingStoreOptions, type StoreHealth, type StoreStats } from './pairing-store.js';
 export type { DeviceRecord, DeviceState } from './record.js';
-export { deviceRecordSchema, pairingsFileSchema, STORE_SCHEMA_VERSION, type PairingsFile } from './schema.js';
+export { deviceRecordSchema, pairingsFileSchema, STORE_SCHEMA_VERSION, type HeardButton, type HeardSection, type PairingsFile } from './schema.js';
 export { PAIRINGS_FILE } from './pairings-file.js';
 export {
   beginDurableWrite,

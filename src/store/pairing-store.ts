@@ -7,9 +7,9 @@ import path from 'node:path';
 import { messageOf, PanicPairError } from '../errors.js';
 import { describeFsError } from './fs-error-words.js';
 import { beginDurableWrite, TEMPORARY_SUFFIX, type DurableFs, type DurableWrite } from './durable-write.js';
-import { canonicalRecord, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues } from './pairings-file.js';
+import { canonicalRecord, encodeHeard, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues } from './pairings-file.js';
 import type { DeviceRecord } from './record.js';
-import { deviceRecordSchema } from './schema.js';
+import { deviceRecordSchema, heardSectionSchema, type HeardSection } from './schema.js';
 import { StateLock, type LockTakeover } from './state-lock.js';
 
 export interface PairingStoreOptions {
@@ -41,10 +41,17 @@ interface Entry {
   json: string;
 }
 
+interface HeardEntry {
+  section: HeardSection;
+  json: string;
+}
+
 interface Change {
   deviceId: string;
   /** null removes the device. */
   entry: Entry | null;
+  /** Set on a change of the heard section alone (deviceId and entry are then unused). */
+  heard?: HeardEntry;
   settle: (existed: boolean) => void;
   fail: (error: unknown) => void;
 }
@@ -58,6 +65,7 @@ export class PairingStore {
   readonly #now: () => Date;
   readonly #fs: DurableFs | undefined;
   readonly #entries = new Map<string, Entry>();
+  #heard: HeardEntry | undefined;
   /** deviceIds of #entries in code-unit order, kept sorted so a write never sorts the store. */
   #ids: string[];
   #queue: Change[] = [];
@@ -68,7 +76,7 @@ export class PairingStore {
   #stats: StoreStats = { writes: 0, fsyncs: 0, bytesWritten: 0 };
   #healthError: string | undefined;
 
-  private constructor(stateDir: string, records: DeviceRecord[], lock: StateLock | undefined, options: PairingStoreOptions) {
+  private constructor(stateDir: string, records: DeviceRecord[], heard: HeardSection | undefined, lock: StateLock | undefined, options: PairingStoreOptions) {
     this.stateDir = stateDir;
     this.file = path.join(stateDir, PAIRINGS_FILE);
     this.#lock = lock;
@@ -80,6 +88,7 @@ export class PairingStore {
       this.#entries.set(record.deviceId, { record: canonical, json: JSON.stringify(canonical) });
     }
     this.#ids = [...this.#entries.keys()].sort(compareIds);
+    if (heard !== undefined) this.#heard = { section: heard, json: encodeHeard(heard) };
   }
 
   static async open(stateDir: string, options: PairingStoreOptions = {}): Promise<PairingStore> {
@@ -90,10 +99,10 @@ export class PairingStore {
     }
     const lock = options.lock === false ? undefined : await StateLock.acquire(stateDir, { now: options.now });
     try {
-      const records = await readPairingsFile(path.join(stateDir, PAIRINGS_FILE));
+      const content = await readPairingsFile(path.join(stateDir, PAIRINGS_FILE));
       // Only the lock holder may clear temporaries: without the lock they may be a live writer's.
       if (lock) await removeLeftoverTemporaries(stateDir);
-      return new PairingStore(stateDir, records, lock, options);
+      return new PairingStore(stateDir, content.devices, content.heard, lock, options);
     } catch (error) {
       await lock?.release();
       throw error;
@@ -122,6 +131,25 @@ export class PairingStore {
     }
     const canonical = canonicalRecord(parsed.data);
     await this.#enqueue(canonical.deviceId, { record: canonical, json: JSON.stringify(canonical) });
+  }
+
+  /** When each linked button was last heard, as last saved (CONTRACT.md section 17). */
+  heard(): Readonly<HeardSection> | undefined {
+    return this.#heard?.section;
+  }
+
+  /**
+   * Replaces the heard section; resolves once durable. It rides the same atomic, fsynced writes
+   * as the records, in the same group commit, so it never costs a pairing its durability.
+   */
+  async saveHeard(section: HeardSection): Promise<void> {
+    this.#assertWritable();
+    const parsed = heardSectionSchema.safeParse(section);
+    if (!parsed.success) throw new PanicPairError('store', `refusing to store the heard times: ${summarizeIssues(parsed.error)}`);
+    await new Promise<boolean>((settle, fail) => {
+      this.#queue.push({ deviceId: '', entry: null, heard: { section: parsed.data, json: encodeHeard(parsed.data) }, settle, fail });
+      this.#writing ??= this.#drain();
+    });
   }
 
   /** Resolves to whether the device was in the store, once its removal is durable. */
@@ -197,17 +225,24 @@ export class PairingStore {
 
   async #commit(batch: Change[], write: DurableWrite): Promise<void> {
     const delta = new Map<string, Entry | null>();
-    const existed = batch.map((change) => {
-      const before = delta.has(change.deviceId) ? delta.get(change.deviceId) !== null : this.#entries.has(change.deviceId);
+    let heard: HeardEntry | undefined;
+    const existed: boolean[] = [];
+    for (const change of batch) {
+      if (change.heard !== undefined) {
+        heard = change.heard;
+        existed.push(true);
+        continue;
+      }
+      existed.push(delta.has(change.deviceId) ? delta.get(change.deviceId) !== null : this.#entries.has(change.deviceId));
       delta.set(change.deviceId, change.entry);
-      return before;
-    });
-    const changesDisk = [...delta].some(([id, entry]) => entry !== null || this.#entries.has(id));
+    }
+    const changesHeard = heard !== undefined && heard.json !== this.#heard?.json;
+    const changesDisk = changesHeard || [...delta].some(([id, entry]) => entry !== null || this.#entries.has(id));
     if (!changesDisk) {
       await write.abandon();
     } else {
       try {
-        await this.#write(delta, write);
+        await this.#write(delta, changesHeard ? heard : undefined, write);
       } catch (error) {
         this.#healthError = messageOf(error);
         this.#stats.lastWriteError = this.#healthError;
@@ -219,10 +254,12 @@ export class PairingStore {
   }
 
   /** Writes the store as it will be with `delta` applied, and adopts it once durable. */
-  async #write(delta: Map<string, Entry | null>, write: DurableWrite): Promise<void> {
+  async #write(delta: Map<string, Entry | null>, heard: HeardEntry | undefined, write: DurableWrite): Promise<void> {
     const ids = mergeIds(this.#ids, delta, this.#entries);
     const encoded = ids.map((id) => (delta.get(id) ?? this.#entries.get(id))!.json);
-    const result = await write.finish(encodePairingsFile(encoded));
+    const nextHeard = heard ?? this.#heard;
+    const result = await write.finish(encodePairingsFile(encoded, nextHeard?.json));
+    this.#heard = nextHeard;
     for (const [id, entry] of delta) {
       if (entry === null) this.#entries.delete(id);
       else this.#entries.set(id, entry);

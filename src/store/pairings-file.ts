@@ -6,16 +6,22 @@ import { PanicPairError } from '../errors.js';
 import { describeFsError, errnoCode } from './fs-error-words.js';
 import { describeJsonPosition, jsonErrorPosition } from './json-error-position.js';
 import type { DeviceRecord } from './record.js';
-import { pairingsFileSchema, STORE_SCHEMA_VERSION } from './schema.js';
+import { pairingsFileSchema, READABLE_SCHEMA_VERSIONS, STORE_SCHEMA_VERSION, versionProblem, type HeardSection } from './schema.js';
 
 export const PAIRINGS_FILE = 'pairings.json';
 
 const ADVICE = 'it was left as it is. Move it aside to start with an empty store, or restore a backup';
 
+export interface PairingsContent {
+  devices: DeviceRecord[];
+  /** Absent in a version 1 file and in a store that has heard nothing yet. */
+  heard?: HeardSection;
+}
+
 /** The records of the file, or none when it does not exist yet. */
-export async function readPairingsFile(file: string): Promise<DeviceRecord[]> {
+export async function readPairingsFile(file: string): Promise<PairingsContent> {
   const bytes = await readBytes(file);
-  if (bytes === null) return [];
+  if (bytes === null) return { devices: [] };
   let text: string;
   try {
     // Fatal decoding: a replacement character would quietly change a deviceId.
@@ -31,16 +37,18 @@ export async function readPairingsFile(file: string): Promise<DeviceRecord[]> {
     throw refused(file, `is not valid JSON ${await jsonErrorPlace(error, text)}`);
   }
   const version = schemaVersionOf(value);
-  if (typeof version === 'number' && version !== STORE_SCHEMA_VERSION) {
+  if (typeof version === 'number' && !READABLE_SCHEMA_VERSIONS.includes(version)) {
     throw new PanicPairError(
       'store',
-      `${file} has schemaVersion ${version}, which this panic-pair does not read (it reads ${STORE_SCHEMA_VERSION}); ` +
+      `${file} has schemaVersion ${version}, which this panic-pair does not read (it reads ${READABLE_SCHEMA_VERSIONS.join(' and ')}); ` +
         `${ADVICE}, or run the panic-pair version that wrote it`,
     );
   }
   const parsed = pairingsFileSchema.safeParse(value);
   if (!parsed.success) throw refused(file, `does not match the store schema (${summarizeIssues(parsed.error)})`);
-  return parsed.data.devices;
+  const problem = versionProblem(parsed.data);
+  if (problem !== undefined) throw refused(file, `does not match the store schema (${problem})`);
+  return parsed.data.heard === undefined ? { devices: parsed.data.devices } : { devices: parsed.data.devices, heard: parsed.data.heard };
 }
 
 /** Fixed key order and no undefined keys, so equal records encode to equal bytes. Frozen: the
@@ -60,10 +68,19 @@ export function canonicalRecord(record: DeviceRecord): Readonly<DeviceRecord> {
 }
 
 /** The whole file from records already encoded one by one, in deviceId order: one device a line,
- * so the file is stable, readable and diffs well. */
-export function encodePairingsFile(encodedRecords: readonly string[]): string {
+ * so the file is stable, readable and diffs well. `heard` is already encoded (encodeHeard). */
+export function encodePairingsFile(encodedRecords: readonly string[], encodedHeard?: string): string {
   const devices = encodedRecords.length === 0 ? '[]' : `[\n    ${encodedRecords.join(',\n    ')}\n  ]`;
-  return `{\n  "schemaVersion": ${STORE_SCHEMA_VERSION},\n  "devices": ${devices}\n}\n`;
+  const heard = encodedHeard === undefined ? '' : `,\n  "heard": ${encodedHeard}`;
+  return `{\n  "schemaVersion": ${STORE_SCHEMA_VERSION},\n  "devices": ${devices}${heard}\n}\n`;
+}
+
+/** `heard` with one button a line, in deviceId order. */
+export function encodeHeard(heard: HeardSection): string {
+  const ids = Object.keys(heard.devices).sort();
+  const lines = ids.map((id) => `${JSON.stringify(id)}: ${JSON.stringify(heard.devices[id])}`);
+  const devices = lines.length === 0 ? '{}' : `{\n      ${lines.join(',\n      ')}\n    }`;
+  return `{\n    "savedAt": ${JSON.stringify(heard.savedAt)},\n    "devices": ${devices}\n  }`;
 }
 
 export function summarizeIssues(error: z.ZodError, shown = 3): string {

@@ -4,8 +4,11 @@ import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../discovery/sighting.js';
 import type { DeviceRecord } from './record.js';
 
-/** The only schemaVersion this build reads and writes. A newer file is refused, never rewritten. */
-export const STORE_SCHEMA_VERSION = 1;
+/** The schemaVersion this build writes. A newer file is refused, never rewritten. Version 2 added
+ * `heard` (CONTRACT.md section 17); a version 1 file is read as one with nothing heard yet. */
+export const STORE_SCHEMA_VERSION = 2;
+/** Every version this build reads. */
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2];
 
 const isoTime = z.iso.datetime({ offset: true });
 const integer = z.number().int();
@@ -36,10 +39,33 @@ export const deviceRecordSchema = z
     }
   });
 
+/** When a linked button was last heard, as saved (at most 4 times an hour at rest). */
+export const heardButtonSchema = z.strictObject({
+  lastHeard: isoTime,
+  battery: integer.min(0).max(100).optional(),
+  batteryLow: z.boolean().optional(),
+  /** The deadline learned from its reports, so a restart does not forget it. */
+  deadlineSeconds: integer.min(1).optional(),
+  /** The sources that heard it (`ble`, `mqtt`, `ble-gateway:<name>`, `zigbee2mqtt`). */
+  sources: z.array(z.string().min(1).max(80)).max(16).optional(),
+  /** The profile that matched it: its supervisionSeconds and triggerOnly apply before it is heard again. */
+  profile: z.string().min(1).max(64).optional(),
+});
+
+export const heardSectionSchema = z.strictObject({
+  /** Wall-clock stamp of the save: silence before a restart counts only up to here. */
+  savedAt: isoTime,
+  devices: z.record(z.string().regex(DEVICE_ID_PATTERN), heardButtonSchema),
+});
+
+export type HeardButton = z.infer<typeof heardButtonSchema>;
+export type HeardSection = z.infer<typeof heardSectionSchema>;
+
 export const pairingsFileSchema = z
   .strictObject({
-    schemaVersion: z.literal(STORE_SCHEMA_VERSION),
+    schemaVersion: z.union([z.literal(1), z.literal(STORE_SCHEMA_VERSION)]),
     devices: z.array(deviceRecordSchema),
+    heard: heardSectionSchema.optional(),
   })
   .check((ctx) => {
     const seen = new Set<string>();
@@ -57,6 +83,11 @@ export const pairingsFileSchema = z
   });
 
 export type PairingsFile = z.infer<typeof pairingsFileSchema>;
+
+/** A version 1 file has no `heard`: the schema says so, so an old file with one is refused. */
+export function versionProblem(file: PairingsFile): string | undefined {
+  return file.schemaVersion === 1 && file.heard !== undefined ? 'heard needs schemaVersion 2' : undefined;
+}
 
 // Compile-time proof that the schema and the hand-written DeviceRecord describe the same shape:
 // a field added to one and not the other stops the build here.

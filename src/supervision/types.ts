@@ -1,3 +1,5 @@
+import type { DeviceRecord } from '../store/record.js';
+
 // CONTRACT.md section 17: the words and shapes of a linked button's supervision, shared by the
 // engine that decides them and every output that shows them (CLI, status, MQTT, Home Assistant,
 // the installer's page, the fleet).
@@ -25,6 +27,9 @@ export interface ButtonLiveness {
   /** Seconds of silence after which the button is `missing`; null when unsupervised. */
   deadlineSeconds: number | null;
 }
+
+/** A row of `devices`: a linked device carries its liveness, other states none of it. */
+export type DeviceRow = DeviceRecord & Partial<ButtonLiveness>;
 
 /** `status --json` `buttons` and `<prefix>/health` `buttons`: counts over the linked buttons. */
 export interface ButtonCounts {

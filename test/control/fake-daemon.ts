@@ -28,6 +28,7 @@ export function sampleStatus(healthy = true): StatusReport {
     bleLastHeardSeconds: 3,
     ble: 'scanning',
     store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
+    buttons: { linked: 1, online: 1, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
     devices: { total: 2, linked: 1, linking: 0, rejected: 1, failed: 0 },
     autoPair: false,
     counters: { announcements: 12, dropped: 1, links: 1, apiErrors: healthy ? 0 : 3 },

@@ -14,6 +14,7 @@ const healthy: HealthReading = {
   ble: 'scanning',
   mqtt: 'connected',
   devices: { total: 1, linked: 1, linking: 0, rejected: 0, failed: 0 },
+  buttons: { linked: 1, online: 1, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
   uptimeSeconds: 10,
 };
 

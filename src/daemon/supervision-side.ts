@@ -1,0 +1,50 @@
+import type { Config } from '../config/index.js';
+import { GATEWAY_SOURCE_PREFIX } from '../discovery/ble-gateway.js';
+import { ZIGBEE_SOURCE } from '../discovery/zigbee2mqtt.js';
+import type { Logger } from '../log/logger.js';
+import type { PairingEngine } from '../pairing/engine.js';
+import type { PairingStore } from '../store/index.js';
+import type { DeviceRecord } from '../store/record.js';
+import { Supervisor } from '../supervision/supervisor.js';
+import type { DeviceRow } from '../supervision/types.js';
+import { BLE_SOURCE, type BleSide } from './ble-side.js';
+import type { MqttSide } from './mqtt-side.js';
+
+// Supervision for the daemon (CONTRACT.md section 17): which sources work, read from the BLE and
+// MQTT sides as they are now; the store's linked buttons and their saved last-heard times; the
+// engine's new links and forgets.
+
+export interface HearingSides {
+  ble: Pick<BleSide, 'state'> | undefined;
+  mqtt: Pick<MqttSide, 'state'> | undefined;
+}
+
+/** Whether a source can hear now: its side works (BLE scanning, the broker connected). */
+export function sourceWorks(source: string, sides: HearingSides): boolean {
+  if (source === BLE_SOURCE) return sides.ble?.state === 'scanning';
+  if (sides.mqtt === undefined || sides.mqtt.state() !== 'connected') return false;
+  return source === 'mqtt' || source === ZIGBEE_SOURCE || source.startsWith(`${GATEWAY_SOURCE_PREFIX}:`);
+}
+
+export function createSupervisor(options: { config: Config; store: PairingStore; engine: PairingEngine; sides: HearingSides; logger: Logger }): Supervisor {
+  const { config, store, engine, sides } = options;
+  const supervisor = new Supervisor({
+    ...config.supervision,
+    profiles: config.profiles,
+    sourceUp: (source) => sourceWorks(source, sides),
+    save: (section) => store.saveHeard(section),
+    logger: options.logger,
+  });
+  supervisor.load(store.all(), store.heard());
+  engine.onDevice((record) => supervisor.deviceChanged(record));
+  engine.onForget((deviceId) => supervisor.forgotten(deviceId));
+  return supervisor;
+}
+
+/** `devices` rows: each linked device with its liveness. */
+export function deviceRows(records: readonly DeviceRecord[], supervisor: Pick<Supervisor, 'liveness'>): DeviceRow[] {
+  return records.map((record) => {
+    const liveness = record.state === 'linked' ? supervisor.liveness(record.deviceId) : undefined;
+    return liveness === undefined ? { ...record } : { ...record, ...liveness };
+  });
+}

@@ -1,0 +1,70 @@
+// How long each source has been working, on the monotonic clock. Silence counts against a button
+// only while a source that can hear it works: time with the radio down, the broker away or a
+// gateway's last will said is nobody's evidence, so a failed source never makes a button missing
+// (CONTRACT.md section 17). Working time is summed, not taken from the last outage alone, so a
+// broker that drops for a few seconds every few minutes does not hide a silent button for ever.
+
+export type SourceUp = (source: string) => boolean;
+
+interface SourceClock {
+  up: boolean;
+  /** When the current up period began (meaningful while up). */
+  since: number;
+  /** Working time before the current up period. */
+  worked: number;
+}
+
+export class SourceClocks {
+  readonly #clocks = new Map<string, SourceClock>();
+  readonly #isUp: SourceUp;
+
+  constructor(isUp: SourceUp) {
+    this.#isUp = isUp;
+  }
+
+  /** Reads every known source's state at `now`; returns the sources whose state changed. */
+  sample(now: number): string[] {
+    const changed: string[] = [];
+    for (const [source, clock] of this.#clocks) {
+      const up = this.#isUp(source);
+      if (up === clock.up) continue;
+      if (clock.up) clock.worked += now - clock.since;
+      else clock.since = now;
+      clock.up = up;
+      changed.push(source);
+    }
+    return changed;
+  }
+
+  /** Whether the source works, as last sampled (a source first named now is read at once). */
+  up(source: string, now: number): boolean {
+    return this.#clock(source, now).up;
+  }
+
+  /** Total working time of the source up to `now`, since it was first named. */
+  worked(source: string, now: number): number {
+    const clock = this.#clock(source, now);
+    return clock.up ? clock.worked + (now - clock.since) : clock.worked;
+  }
+
+  /** A source that heard a report is working now, whatever the last sample said. */
+  heardFrom(source: string, now: number): void {
+    const clock = this.#clock(source, now);
+    if (clock.up) return;
+    clock.up = true;
+    clock.since = now;
+  }
+
+  sources(): string[] {
+    return [...this.#clocks.keys()];
+  }
+
+  #clock(source: string, now: number): SourceClock {
+    let clock = this.#clocks.get(source);
+    if (clock === undefined) {
+      clock = { up: this.#isUp(source), since: now, worked: 0 };
+      this.#clocks.set(source, clock);
+    }
+    return clock;
+  }
+}
