@@ -76,8 +76,8 @@ describe('startBleGatewaySource against a real broker', () => {
       await waitFor(() => counters.announcements - before.announcements === 5, { what: 'five gateway messages' });
 
       expect(sightings).toEqual([
-        { deviceId: '7F3A9C', source: 'ble-gateway:TheengsGateway', rssi: -61, at: 1_000 },
-        { deviceId: 'AA:BB:CC:00:11:22', source: 'ble-gateway:OMG_lobby', rssi: -90, deviceTypeId: 5, at: 1_000 },
+        { deviceId: '7F3A9C', source: 'ble-gateway:TheengsGateway', rssi: -61, at: 1_000, profile: 'panic-button' },
+        { deviceId: 'AA:BB:CC:00:11:22', source: 'ble-gateway:OMG_lobby', rssi: -90, deviceTypeId: 5, at: 1_000, profile: expect.any(String) },
       ]);
       expect(counters.dropped - before.dropped).toBe(1);
       expect(log.lines.find((line) => line.msg === 'invalid BLE gateway message dropped' && line.reason === 'not JSON')).toMatchObject({

@@ -63,7 +63,7 @@ describe('scanning through noble', () => {
     deliver(advertisement!, phoneReport(1), phoneReport(2));
     expect(sightings).toEqual([]);
     deliver(scanResponse!);
-    expect(sightings).toEqual([{ deviceId: '7F3A9C', source: 'ble', rssi: -55, at: expect.any(Number) }]);
+    expect(sightings).toEqual([{ deviceId: '7F3A9C', source: 'ble', rssi: -55, at: expect.any(Number), profile: 'panic-button' }]);
 
     // Each later advertisement and scan response pair is a sighting with its own RSSI.
     deliver({ ...advertisement!, rssi: -49 }, { ...scanResponse!, rssi: -49 }, { ...advertisement!, rssi: -51 }, { ...scanResponse!, rssi: -51 });

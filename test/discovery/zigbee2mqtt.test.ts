@@ -71,7 +71,7 @@ describe('startZigbeeSource against a real broker', () => {
       await publishOnce(broker.url, 'z2m/bridge/event', [json(joined), json(started), json(interviewed(bulb)), json(interviewed(SOS)), '{"type":', json({ type: 'device_interview' })]);
       await publishOnce(broker.url, 'z2m/bridge/state', ['{"state":"online"}']);
       await waitFor(() => counters.announcements - before.announcements === 6, { what: 'six bridge events' });
-      expect(sightings).toEqual([{ deviceId: IEEE, source: 'zigbee2mqtt', deviceTypeId: 3, at: 2_000 }]);
+      expect(sightings).toEqual([{ deviceId: IEEE, source: 'zigbee2mqtt', deviceTypeId: 3, at: 2_000, profile: expect.any(String) }]);
       expect(counters.dropped - before.dropped).toBe(2);
       expect(log.lines.find((line) => line.msg === 'a Zigbee button joined')).toMatchObject({ deviceId: IEEE, profile: 'sos', model: 'SOS-1' });
     } finally {
