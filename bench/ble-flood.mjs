@@ -3,12 +3,14 @@
 // noble alone parsing the same reports. Both run in this process on the VirtualHciSocket, so the
 // same HCI packets go through noble's own parser in each; the figure is the median ratio of
 // alternating rounds. An informative figure (no target): 1.0 would mean our part costs nothing.
+// A second figure (issue 28): the same path with every button linked and supervised, against the
+// path without supervision; the target is within 5 %.
 import { dist, median, report, runBench } from './lib/harness.mjs';
 
 const ADVERTISEMENTS = 100_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PHONES = 400;
-const BUTTONS = 40;
+const BUTTONS = 50;
 
 const { VirtualHciSocket } = await dist('discovery/virtual-hci-socket.js');
 const { loadNoble } = await dist('discovery/noble-loader.js');
@@ -18,6 +20,7 @@ const { PairingEngine } = await dist('pairing/engine.js');
 const { DEFAULT_PROFILE } = await dist('config/profile.js');
 const { createCounters } = await dist('daemon/counters.js');
 const { silentLogger } = await dist('log/logger.js');
+const { Supervisor } = await dist('supervision/supervisor.js');
 
 /** One LE Advertising Report event, H4 type byte first, as a controller sends it. */
 function reportPacket(address, type, rssi, data) {
@@ -48,8 +51,15 @@ function floodPackets() {
 const stubApi = { listSubscriptions: async () => [], linkDevice: async () => { throw new Error('not in this bench'); } };
 const stubStore = { get: () => undefined, all: () => [], put: async () => undefined, remove: async () => false };
 
-/** noble on a VirtualHciSocket, scanning; with `daemonPath`, the BLE source and the engine on it. */
-async function pipeline(daemonPath) {
+/** The flood's buttons, all linked: what supervision watches. */
+const LINKED = Array.from({ length: BUTTONS }, (_, n) => ({
+  deviceId: `B${String(n).padStart(5, '0')}`, state: 'linked', customerId: 42, source: 'ble', linkId: n + 1,
+  linkedAt: '2026-11-26T00:00:00.000Z', updatedAt: '2026-11-26T00:00:00.000Z',
+}));
+
+/** noble on a VirtualHciSocket, scanning; with `daemonPath`, the BLE source and the engine on it,
+ * and with `supervised`, the supervisor hearing every sighting first, as the daemon wires it. */
+async function pipeline(daemonPath, supervised = false) {
   const socket = new VirtualHciSocket();
   const radio = loadNoble({ hciDevice: 0, socket });
   const counters = createCounters();
@@ -58,7 +68,14 @@ async function pipeline(daemonPath) {
   if (daemonPath) {
     const logger = silentLogger();
     const engine = new PairingEngine({ customerId: 42, api: stubApi, store: stubStore, hasToken: true, apiConcurrency: 4, entitlementTtlMs: 300_000, minRssi: -70, autoPair: false, counters, logger });
-    const source = startBleSource({ radio, matcher: new ProfileMatcher([DEFAULT_PROFILE]), source: 'ble', adapter: 'bench', counters, logger, onSighting: (s) => { sightings++; engine.sighting(s); } });
+    const supervisor = supervised
+      ? new Supervisor({ on: true, maxSeconds: 7200, batteryLowPercent: 20, profiles: [DEFAULT_PROFILE], sourceUp: () => true, save: async () => undefined, logger })
+      : undefined;
+    supervisor?.load(LINKED, undefined);
+    const onSighting = supervisor
+      ? (s) => { sightings++; supervisor.heard(s); engine.sighting(s); }
+      : (s) => { sightings++; engine.sighting(s); };
+    const source = startBleSource({ radio, matcher: new ProfileMatcher([DEFAULT_PROFILE]), source: 'ble', adapter: 'bench', counters, logger, onSighting });
     radio.open();
     stop = () => source.stop();
   } else {
@@ -87,7 +104,9 @@ await runBench('ble-flood', async () => {
   const packets = floodPackets();
   const nobleMs = [];
   const daemonMs = [];
+  const supervisedMs = [];
   const ratios = [];
+  const supervisedRatios = [];
   let lastDaemon;
   // A first round of each warms the JIT and is not counted.
   for (let round = 0; round <= ROUNDS; round++) {
@@ -98,10 +117,15 @@ await runBench('ble-flood', async () => {
     const fullMs = cpuMs(full.socket, packets);
     full.stop();
     lastDaemon = full;
+    const watched = await pipeline(true, true);
+    const watchedMs = cpuMs(watched.socket, packets);
+    watched.stop();
     if (round === 0) continue;
     nobleMs.push(bareMs);
     daemonMs.push(fullMs);
+    supervisedMs.push(watchedMs);
     ratios.push(fullMs / bareMs);
+    supervisedRatios.push(watchedMs / fullMs);
   }
   const ratio = Number(median(ratios).toFixed(3));
   const detail = {
@@ -121,5 +145,13 @@ await runBench('ble-flood', async () => {
       everyAdvertisementCounted: lastDaemon.counters.announcements === ADVERTISEMENTS,
       everyButtonReportASighting: lastDaemon.sightings() === ADVERTISEMENTS / 20,
     },
+  });
+  const supervisedRatio = Number(median(supervisedRatios).toFixed(3));
+  process.stderr.write(`ble-flood: with ${BUTTONS} linked buttons supervised ${median(supervisedMs).toFixed(1)} ms: ratio to the unsupervised path ${supervisedRatio}\n`);
+  report({
+    figure: 'ble-flood-supervised',
+    ratio: supervisedRatio,
+    target: { op: '<=', value: 1.05 },
+    detail: { linkedButtons: BUTTONS, supervisedPathMs: Number(median(supervisedMs).toFixed(1)), daemonPathMs: detail.daemonPathMs, rounds: ROUNDS },
   });
 });

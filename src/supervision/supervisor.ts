@@ -45,8 +45,11 @@ export class Supervisor {
   readonly #listeners = new Set<LivenessListener>();
   #dirty = false;
   #lastSave: number;
-  /** Saves under way: the store orders and groups them, stop() waits for them. */
-  readonly #saving = new Set<Promise<void>>();
+  /** The latest save, begun or waiting for the one before it: one at a time. */
+  #saving: Promise<void> = Promise.resolve();
+  /** A save is asked for and has not yet read the buttons: a further change rides on it. With a
+   * thousand buttons heard at once after a start, a save each cost O(n^2) bytes and 350 MB. */
+  #savePending = false;
   #timer: NodeJS.Timeout | undefined;
   saves = 0;
 
@@ -145,7 +148,7 @@ export class Supervisor {
     clearInterval(this.#timer);
     this.#timer = undefined;
     if (this.#dirty) this.#requestSave();
-    await Promise.all([...this.#saving]);
+    await this.#saving;
   }
 
   liveness(deviceId: string): ButtonLiveness | undefined {
@@ -251,8 +254,14 @@ export class Supervisor {
   }
 
   #requestSave(): void {
-    const saving = this.#save().finally(() => this.#saving.delete(saving));
-    this.#saving.add(saving);
+    if (this.#savePending) return;
+    this.#savePending = true;
+    const previous = this.#saving;
+    this.#saving = (async () => {
+      await previous;
+      this.#savePending = false;
+      await this.#save();
+    })();
   }
 
   async #save(): Promise<void> {

@@ -39,12 +39,16 @@ function rig(options: Partial<SupervisorOptions> & { wallOffset?: number } = {})
     const last = changes.findLast((c) => c.deviceId === deviceId);
     if (last?.supervision !== liveness.supervision) changes.push({ at: clock.now, deviceId, supervision: liveness.supervision });
   });
-  /** Runs the fake clock to `until`, sweeping as the timer would and calling `each` every step. */
-  const run = (until: number, each?: (now: number) => void, stepMs = SWEEP_MS): void => {
+  /** Runs the fake clock to `until`, sweeping as the timer would and calling `each` every step;
+   * the saves a sweep asked for settle before the next one, as they would in a real minute. */
+  const run = async (until: number, each?: (now: number) => void, stepMs = SWEEP_MS): Promise<void> => {
     while (clock.now < until) {
       clock.now = Math.min(until, clock.now + stepMs);
       each?.(clock.now);
-      if (clock.now % SWEEP_MS === 0) supervisor.sweep();
+      if (clock.now % SWEEP_MS === 0) {
+        supervisor.sweep();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
   };
   const hear = (deviceId: string, source = 'mqtt', extra: { battery?: number; batteryLow?: boolean; profile?: string } = {}): void =>
@@ -54,9 +58,9 @@ function rig(options: Partial<SupervisorOptions> & { wallOffset?: number } = {})
 }
 
 /** Reports every `everyMs` until `until`. */
-function reporting(r: ReturnType<typeof rig>, deviceId: string, everyMs: number, until: number, source = 'mqtt'): void {
+function reporting(r: ReturnType<typeof rig>, deviceId: string, everyMs: number, until: number, source = 'mqtt'): Promise<void> {
   let next = r.clock.now;
-  r.run(until, (now) => {
+  return r.run(until, (now) => {
     while (next <= now) {
       r.hear(deviceId, source);
       next += everyMs;
@@ -65,16 +69,16 @@ function reporting(r: ReturnType<typeof rig>, deviceId: string, everyMs: number,
 }
 
 describe('a button that stops', () => {
-  it('is missing within its learned deadline plus a minute, and online again at its next report', () => {
+  it('is missing within its learned deadline plus a minute, and online again at its next report', async () => {
     const r = rig();
     r.supervisor.load([linked('B1')], undefined);
     expect(r.supervision('B1')).toBe('unknown');
-    reporting(r, 'B1', 30_000, 10 * MINUTE);
+    await reporting(r, 'B1', 30_000, 10 * MINUTE);
     expect(r.supervision('B1')).toBe('online');
     // Learned: twice the longest gap (30 s) and a minute of margin.
     expect(r.supervisor.liveness('B1')?.deadlineSeconds).toBe(120);
     const fellSilent = r.clock.now;
-    r.run(fellSilent + 3 * HOUR);
+    await r.run(fellSilent + 3 * HOUR);
     const missing = r.changes.find((c) => c.supervision === 'missing');
     expect(missing).toBeDefined();
     expect(missing!.at - fellSilent).toBeGreaterThanOrEqual(120_000);
@@ -88,40 +92,40 @@ describe('a button that stops', () => {
     expect(r.supervisor.problems()).toEqual([]);
   });
 
-  it('before an interval is learned, is missing only at the ceiling', () => {
+  it('before an interval is learned, is missing only at the ceiling', async () => {
     const r = rig({ maxSeconds: 3600 });
     r.supervisor.load([linked('B1')], undefined);
     r.hear('B1');
-    r.run(59 * MINUTE);
+    await r.run(59 * MINUTE);
     expect(r.supervision('B1')).toBe('online');
-    r.run(62 * MINUTE);
+    await r.run(62 * MINUTE);
     expect(r.supervision('B1')).toBe('missing');
   });
 });
 
 describe('deadlines', () => {
-  it('a profile supervisionSeconds is the deadline, bounded by the ceiling', () => {
+  it('a profile supervisionSeconds is the deadline, bounded by the ceiling', async () => {
     const r = rig({ maxSeconds: 7200, profiles: [{ name: 'slow', supervisionSeconds: 90_000 }, { name: 'quick', supervisionSeconds: 300 }] });
     r.supervisor.load([linked('S'), linked('Q')], undefined);
     r.hear('S', 'mqtt', { profile: 'slow' });
     r.hear('Q', 'mqtt', { profile: 'quick' });
     expect(r.supervisor.liveness('S')?.deadlineSeconds).toBe(7200);
     expect(r.supervisor.liveness('Q')?.deadlineSeconds).toBe(300);
-    r.run(6 * MINUTE);
+    await r.run(6 * MINUTE);
     expect(r.supervision('Q')).toBe('missing');
     expect(r.supervision('S')).toBe('online');
-    r.run(2 * HOUR + MINUTE);
+    await r.run(2 * HOUR + MINUTE);
     expect(r.supervision('S')).toBe('missing');
   });
 
-  it('a learned interval never exceeds the ceiling, and is never below a minute', () => {
+  it('a learned interval never exceeds the ceiling, and is never below a minute', async () => {
     const r = rig({ maxSeconds: 3600 });
     r.supervisor.load([linked('F'), linked('H')], undefined);
     // F every 2 s, H every 40 minutes: floors and ceilings.
     let nextH = 0;
-    reporting(r, 'F', 2_000, 4 * HOUR);
+    await reporting(r, 'F', 2_000, 4 * HOUR);
     r.clock.now = 0;
-    r.run(4 * HOUR, (now) => {
+    await r.run(4 * HOUR, (now) => {
       if (now >= nextH) {
         r.hear('H');
         nextH += 40 * MINUTE;
@@ -131,26 +135,26 @@ describe('deadlines', () => {
     expect(r.supervisor.liveness('H')?.deadlineSeconds).toBe(3600);
   });
 
-  it('a triggerOnly profile is unsupervised: silence says nothing', () => {
+  it('a triggerOnly profile is unsupervised: silence says nothing', async () => {
     const r = rig({ profiles: [{ name: 'press-only', triggerOnly: true }] });
     r.supervisor.load([linked('T')], undefined);
     r.hear('T', 'mqtt', { profile: 'press-only' });
-    r.run(10 * HOUR);
+    await r.run(10 * HOUR);
     expect(r.supervision('T')).toBe('unsupervised');
     expect(r.supervisor.liveness('T')?.deadlineSeconds).toBeNull();
     expect(r.supervisor.counts()).toMatchObject({ unsupervised: 1, missing: 0 });
   });
 
-  it('PANIC_PAIR_SUPERVISION=off makes every button unsupervised', () => {
+  it('PANIC_PAIR_SUPERVISION=off makes every button unsupervised', async () => {
     const r = rig({ on: false });
     r.supervisor.load([linked('A')], undefined);
-    r.run(10 * HOUR);
+    await r.run(10 * HOUR);
     expect(r.supervision('A')).toBe('unsupervised');
   });
 });
 
 describe('sources that fail', () => {
-  it("a gateway's last will makes its buttons unknown, while a button the hub's radio also hears stays online", () => {
+  it("a gateway's last will makes its buttons unknown, while a button the hub's radio also hears stays online", async () => {
     const r = rig();
     r.supervisor.load([linked('G1', 'ble-gateway:kitchen'), linked('BOTH', 'ble')], undefined);
     const every = (now: number): void => {
@@ -159,11 +163,11 @@ describe('sources that fail', () => {
       r.hear('BOTH', 'ble-gateway:kitchen');
       r.hear('BOTH', 'ble');
     };
-    r.run(10 * MINUTE, every, 1_000);
+    await r.run(10 * MINUTE, every, 1_000);
     expect([r.supervision('G1'), r.supervision('BOTH')]).toEqual(['online', 'online']);
     // The gateway goes: its last will says offline, and it hears nothing more.
     r.up.set('ble-gateway:kitchen', false);
-    r.run(5 * HOUR, (now) => {
+    await r.run(5 * HOUR, (now) => {
       if (now % 10_000 === 0) r.hear('BOTH', 'ble');
     }, 1_000);
     expect(r.supervision('G1')).toBe('unknown');
@@ -177,20 +181,20 @@ describe('sources that fail', () => {
     expect(r.supervision('G1')).toBe('online');
   });
 
-  it('the radio failing for hours makes no button missing, and a button silent while it works still is', () => {
+  it('the radio failing for hours makes no button missing, and a button silent while it works still is', async () => {
     const r = rig();
     r.supervisor.load([linked('R1', 'ble'), linked('R2', 'ble')], undefined);
-    reporting(r, 'R1', 1_000, 5 * MINUTE, 'ble');
+    await reporting(r, 'R1', 1_000, 5 * MINUTE, 'ble');
     r.clock.now = 0;
-    reporting(r, 'R2', 1_000, 5 * MINUTE, 'ble');
+    await reporting(r, 'R2', 1_000, 5 * MINUTE, 'ble');
     r.up.set('ble', false);
-    r.run(r.clock.now + 6 * HOUR);
+    await r.run(r.clock.now + 6 * HOUR);
     expect([r.supervision('R1'), r.supervision('R2')]).toEqual(['unknown', 'unknown']);
     expect(r.supervisor.problems()).toEqual([]);
     // Back: R1 is heard at once, R2 stays silent and is missing once the radio has worked its deadline.
     r.up.set('ble', true);
     const back = r.clock.now;
-    reporting(r, 'R1', 1_000, back + 10 * MINUTE, 'ble');
+    await reporting(r, 'R1', 1_000, back + 10 * MINUTE, 'ble');
     expect(r.supervision('R1')).toBe('online');
     expect(r.supervision('R2')).toBe('missing');
     const missing = r.changes.find((c) => c.deviceId === 'R2' && c.supervision === 'missing')!;
@@ -200,7 +204,7 @@ describe('sources that fail', () => {
 });
 
 describe('battery', () => {
-  it('a low battery is its own problem, not missing', () => {
+  it('a low battery is its own problem, not missing', async () => {
     const r = rig();
     r.supervisor.load([linked('L')], undefined);
     r.hear('L', 'mqtt', { battery: 15 });
@@ -214,15 +218,16 @@ describe('battery', () => {
 });
 
 describe('across a restart', () => {
-  it('a restart and a hub off for an hour show no false missing; a button silent through them is missing in time', () => {
+  it('a restart and a hub off for an hour show no false missing; a button silent through them is missing in time', async () => {
     const first = rig();
     first.supervisor.load([linked('ALIVE', 'ble'), linked('GONE', 'ble')], undefined);
-    reporting(first, 'ALIVE', 1_000, 30 * MINUTE, 'ble');
+    await reporting(first, 'ALIVE', 1_000, 30 * MINUTE, 'ble');
     first.clock.now = 0;
-    reporting(first, 'GONE', 1_000, 20 * MINUTE, 'ble');
+    await reporting(first, 'GONE', 1_000, 20 * MINUTE, 'ble');
     const goneSilentWall = WALL_ORIGIN + 20 * MINUTE;
-    first.run(30 * MINUTE);
-    return first.supervisor.stop().then(() => {
+    await first.run(30 * MINUTE);
+    await first.supervisor.stop();
+    {
       const saved = first.saves.at(-1)!;
       expect(saved.devices.GONE?.lastHeard).toBe(new Date(goneSilentWall).toISOString());
       // The hub is off for an hour; the monotonic clock starts again from 0.
@@ -231,10 +236,10 @@ describe('across a restart', () => {
       second.up.set('ble', false);
       second.supervisor.load([linked('ALIVE', 'ble'), linked('GONE', 'ble')], saved);
       expect([second.supervision('ALIVE'), second.supervision('GONE')]).toEqual(['unknown', 'unknown']);
-      second.run(3_000);
+      await second.run(3_000);
       expect([second.supervision('ALIVE'), second.supervision('GONE')]).toEqual(['unknown', 'unknown']);
       second.up.set('ble', true);
-      reporting(second, 'ALIVE', 1_000, 20 * MINUTE, 'ble');
+      await reporting(second, 'ALIVE', 1_000, 20 * MINUTE, 'ble');
       expect(second.changes.filter((c) => c.supervision === 'missing' && c.deviceId === 'ALIVE')).toEqual([]);
       expect(second.supervision('ALIVE')).toBe('online');
       // GONE: silent 10 min before the restart (missing then), with a learned 64 s deadline: missing
@@ -242,20 +247,20 @@ describe('across a restart', () => {
       const missing = second.changes.find((c) => c.deviceId === 'GONE' && c.supervision === 'missing');
       expect(missing?.at).toBeLessThanOrEqual(3_000 + SWEEP_MS);
       expect(second.supervisor.liveness('GONE')?.lastHeard).toBe(saved.devices.GONE?.lastHeard);
-    });
+    }
   });
 
-  it('a button silent before the restart is missing within its deadline plus 15 minutes of falling silent', () => {
+  it('a button silent before the restart is missing within its deadline plus 15 minutes of falling silent', async () => {
     const first = rig({ maxSeconds: 3600 });
     first.supervisor.load([linked('Q')], undefined);
     first.hear('Q');
     // Silent from here; saves come every 15 minutes at most, the last one 40 minutes in; the daemon dies at 50 minutes.
-    first.run(40 * MINUTE);
+    await first.run(40 * MINUTE);
     first.supervisor.sweep();
     const saved: HeardSection = { savedAt: new Date(WALL_ORIGIN + 40 * MINUTE).toISOString(), devices: { Q: { lastHeard: new Date(WALL_ORIGIN).toISOString(), sources: ['mqtt'] } } };
     const second = rig({ maxSeconds: 3600, wallOffset: 50 * MINUTE });
     second.supervisor.load([linked('Q')], saved);
-    second.run(2 * HOUR);
+    await second.run(2 * HOUR);
     const missing = second.changes.find((c) => c.supervision === 'missing')!;
     // Fell silent at wall 0; restarted at wall 50 min; missing by 60 + 15 minutes after falling silent.
     expect(50 * MINUTE + missing.at).toBeLessThanOrEqual(60 * MINUTE + 15 * MINUTE);
@@ -264,34 +269,35 @@ describe('across a restart', () => {
 });
 
 describe('store writes at rest', () => {
-  it('50 linked buttons reporting every 2 s for an hour are saved at most 4 times', () => {
+  it('50 linked buttons reporting every 2 s for an hour are saved at most 4 times', async () => {
     const r = rig();
     const ids = Array.from({ length: 50 }, (_, i) => `BTN${String(i).padStart(2, '0')}`);
     r.supervisor.load(ids.map((id) => linked(id)), undefined);
     const tick = (now: number): void => {
       if (now % 2_000 === 0) for (const id of ids) r.hear(id);
     };
-    r.run(MINUTE, tick, 1_000);
+    await r.run(MINUTE, tick, 1_000);
     expect(r.supervisor.counts().online).toBe(50);
     const before = r.saves.length;
-    r.run(MINUTE + HOUR, tick, 1_000);
+    await r.run(MINUTE + HOUR, tick, 1_000);
     expect(r.saves.length - before).toBeLessThanOrEqual(4);
     expect(r.saves.length - before).toBeGreaterThanOrEqual(3);
     expect(SAVE_INTERVAL_MS).toBe(15 * MINUTE);
     expect(Object.keys(r.saves.at(-1)!.devices)).toHaveLength(50);
   });
 
-  it('a change of supervision is saved at once', () => {
+  it('a change of supervision is saved at once', async () => {
     const r = rig();
     r.supervisor.load([linked('C')], undefined);
     r.hear('C');
-    r.supervisor.sweep();
+    await new Promise((resolve) => setImmediate(resolve));
     const before = r.saves.length;
     expect(before).toBeGreaterThanOrEqual(1);
     r.up.set('mqtt', false);
     r.clock.now += SWEEP_MS;
     r.supervisor.sweep();
     expect(r.supervision('C')).toBe('unknown');
-    return Promise.resolve().then(() => expect(r.saves.length).toBe(before + 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(r.saves.length).toBe(before + 1);
   });
 });
