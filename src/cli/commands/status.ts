@@ -51,6 +51,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['BLE', bleLine(report)],
     ['store', report.store.ok ? `ok (${report.store.path})` : `FAILING (${report.store.path}): ${report.store.error ?? 'unknown error'}`],
     ['devices', `${d.total} total: ${d.linked} linked, ${d.linking} linking, ${d.rejected} rejected, ${d.failed} failed`],
+    ...(report.buttons === undefined ? [] : [['buttons', buttonsLine(report.buttons)] as [string, string]]),
     ['auto-pair', report.autoPair ? 'on' : 'off'],
     ['Home Assistant', report.homeAssistant ? `discovery on, under ${report.homeAssistant.discoveryPrefix}/` : 'discovery off'],
     ['window', report.windowOpenUntil ? `open until ${report.windowOpenUntil}` : 'closed'],
@@ -83,6 +84,14 @@ function bleLine(report: StatusReport): string {
     parts.push(`${report.bleRestarts} ${report.bleRestarts === 1 ? 'recovery' : 'recoveries'}`);
   }
   return parts.length === 0 ? state : `${state}; ${parts.join(', ')}`;
+}
+
+/** The linked buttons by supervision (CONTRACT.md section 17); older daemons send none. */
+function buttonsLine(b: NonNullable<StatusReport['buttons']>): string {
+  const parts = [`${b.online} online`, `${b.missing} missing`, `${b.unknown} not known yet`];
+  if (b.unsupervised > 0) parts.push(`${b.unsupervised} not supervised`);
+  parts.push(`${b.batteryLow} battery low`);
+  return `${b.linked} linked: ${parts.join(', ')}`;
 }
 
 /** `connected (MQTT 5)`, and why it is down or degraded: the broker's reason. */
