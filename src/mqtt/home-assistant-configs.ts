@@ -1,11 +1,23 @@
-import { createHash } from 'node:crypto';
-import type { DeviceRecord, DeviceState } from '../store/record.js';
+import type { DeviceState } from '../store/record.js';
+import type { DeviceRow } from '../supervision/types.js';
+import { configTopic, discoveryId, hubAvailability, hubNodeId, origin, uniqueId, type HubIdentity } from './home-assistant-ids.js';
+import { supervisionConfigs, supervisionConfigTopics } from './home-assistant-supervision.js';
 import { deviceTopic, entitlementTopic, statusTopic } from './topics.js';
 
-// What Home Assistant reads to show the hub and its buttons (CONTRACT.md section 12): the
-// discovery config topics and their payloads, as pure functions of the hub and the store. The
-// payload of an entity depends only on settings and the record's customer, never on its state,
-// so a state change never needs a config published again.
+export { birthTopic, configTopic, discoveryId, hubConfigFilter, hubNodeId, type HubIdentity } from './home-assistant-ids.js';
+export { SUPERVISION_TEMPLATES } from './home-assistant-supervision.js';
+
+// What Home Assistant reads to show the hub and its buttons (CONTRACT.md sections 12 and 17): the
+// discovery config topics and their payloads, as pure functions of the hub and the store. A
+// payload depends only on settings and the record's customer, never on a state or a reading, so
+// configs change only when a button is added, becomes linked (its supervision entities), has its
+// battery first known, or is forgotten.
+
+/** What a button's configs depend on: a stored device, and for a linked one whether a battery is known. */
+export type ButtonRow = Pick<DeviceRow, 'deviceId' | 'customerId'> & Partial<Pick<DeviceRow, 'state' | 'battery'>>;
+
+/** A battery is known when the row carries one; Home Assistant's battery sensor is published from then on. */
+export const batteryKnown = (row: ButtonRow): boolean => typeof row.battery === 'number';
 
 export const LINK_STATES: readonly DeviceState[] = ['linking', 'linked', 'rejected', 'failed'];
 
@@ -22,55 +34,13 @@ export function buttonAttributesTemplate(customerId: number): string {
   return `{{ {'customer_id': ${customerId}, 'link_id': value_json.get('linkId')} | tojson }}`;
 }
 
-export interface HubIdentity {
-  /** The hub's MQTT prefix (PANIC_PAIR_MQTT_PREFIX). */
-  prefix: string;
-  /** Home Assistant's discovery prefix. */
-  discoveryPrefix: string;
-  /** The package version, shown on the hub device. */
-  version: string;
-}
-
-/**
- * A node or object id from any text: `[a-zA-Z0-9_-]` only. When characters had to be replaced,
- * a short hash of the original keeps two ids that differ only there (`a:b`, `a.b`, `a_b`) apart.
- */
-export function discoveryId(raw: string): string {
-  const clean = raw.replace(/[^a-zA-Z0-9_-]/g, '_');
-  if (clean === raw) return raw;
-  return `${clean}_${createHash('sha256').update(raw).digest('hex').slice(0, 8)}`;
-}
-
-/** The hub's node id: every config of this hub, and no other hub's, lives under it. */
-export function hubNodeId(hub: HubIdentity): string {
-  return discoveryId(hub.prefix);
-}
-
-export function configTopic(hub: HubIdentity, component: string, objectId: string): string {
-  return `${hub.discoveryPrefix}/${component}/${hubNodeId(hub)}/${objectId}/config`;
-}
-
-/** Every config topic of this hub (and of no other hub on the broker). */
-export function hubConfigFilter(hub: HubIdentity): string {
-  return `${hub.discoveryPrefix}/+/${hubNodeId(hub)}/+/config`;
-}
-
-/** Home Assistant's birth and last will (`online` / `offline`). */
-export function birthTopic(hub: HubIdentity): string {
-  return `${hub.discoveryPrefix}/status`;
-}
-
-/** The config topics of one button (one entity today). */
+/** Every config topic one button may have: its link state, and its supervision entities once linked. */
 export function buttonConfigTopics(hub: HubIdentity, deviceId: string): string[] {
-  return [configTopic(hub, 'sensor', buttonObjectId(deviceId))];
+  return [configTopic(hub, 'sensor', buttonObjectId(deviceId)), ...supervisionConfigTopics(hub, deviceId)];
 }
 
 function buttonObjectId(deviceId: string): string {
   return `button_${discoveryId(deviceId)}`;
-}
-
-function uniqueId(hub: HubIdentity, objectId: string): string {
-  return `panic_pair_${hubNodeId(hub)}_${objectId}`;
 }
 
 function hubDevice(hub: HubIdentity) {
@@ -81,14 +51,6 @@ function hubDevice(hub: HubIdentity) {
     model: 'Panic button hub',
     sw_version: hub.version,
   };
-}
-
-function availability(hub: HubIdentity) {
-  return { availability_topic: statusTopic(hub.prefix), payload_available: 'online', payload_not_available: 'offline' };
-}
-
-function origin(hub: HubIdentity) {
-  return { name: 'panic-pair', sw_version: hub.version };
 }
 
 /** The hub's two entities: topic to payload. */
@@ -121,7 +83,7 @@ export function hubConfigs(hub: HubIdentity): Map<string, string> {
       payload_on: 'ON',
       payload_off: 'OFF',
       qos: 1,
-      ...availability(hub),
+      ...hubAvailability(hub),
       device,
       origin: origin(hub),
     }),
@@ -129,10 +91,20 @@ export function hubConfigs(hub: HubIdentity): Map<string, string> {
   return configs;
 }
 
-/** One button's entity: its link state, with customer and link id as attributes. */
-export function buttonConfigs(hub: HubIdentity, record: Pick<DeviceRecord, 'deviceId' | 'customerId'>): Map<string, string> {
+/**
+ * One button's entities: its link state, with customer and link id as attributes; once linked,
+ * "Missing" and "Last heard"; its battery from when one is known (`withBattery`).
+ */
+export function buttonConfigs(hub: HubIdentity, record: ButtonRow, withBattery = batteryKnown(record)): Map<string, string> {
   const objectId = buttonObjectId(record.deviceId);
   const state = deviceTopic(hub.prefix, record.deviceId);
+  const device = {
+    identifiers: [uniqueId(hub, objectId)],
+    name: `Panic button ${record.deviceId}`,
+    manufacturer: 'panic-pair',
+    model: 'Panic button',
+    via_device: hubDevice(hub).identifiers[0],
+  };
   const payload = {
     name: 'Link state',
     unique_id: uniqueId(hub, objectId),
@@ -143,22 +115,30 @@ export function buttonConfigs(hub: HubIdentity, record: Pick<DeviceRecord, 'devi
     json_attributes_topic: state,
     json_attributes_template: buttonAttributesTemplate(record.customerId),
     qos: 1,
-    ...availability(hub),
-    device: {
-      identifiers: [uniqueId(hub, objectId)],
-      name: `Panic button ${record.deviceId}`,
-      manufacturer: 'panic-pair',
-      model: 'Panic button',
-      via_device: hubDevice(hub).identifiers[0],
-    },
+    ...hubAvailability(hub),
+    device,
     origin: origin(hub),
   };
-  return new Map([[configTopic(hub, 'sensor', objectId), JSON.stringify(payload)]]);
+  const configs = new Map([[configTopic(hub, 'sensor', objectId), JSON.stringify(payload)]]);
+  // Supervision is of linked buttons: a failed or rejected one is never heard for.
+  if (record.state === 'linked') for (const entry of supervisionConfigs(hub, record.deviceId, device, withBattery)) configs.set(...entry);
+  return configs;
 }
 
 /** Every config this hub should have on the broker now: the hub's and one set a stored button. */
-export function desiredConfigs(hub: HubIdentity, records: Iterable<Pick<DeviceRecord, 'deviceId' | 'customerId'>>): Map<string, string> {
+export function desiredConfigs(hub: HubIdentity, records: Iterable<ButtonRow>, withBattery: (row: ButtonRow) => boolean = batteryKnown): Map<string, string> {
   const configs = hubConfigs(hub);
-  for (const record of records) for (const [topic, payload] of buttonConfigs(hub, record)) configs.set(topic, payload);
+  for (const record of records) for (const [topic, payload] of buttonConfigs(hub, record, withBattery(record))) configs.set(topic, payload);
   return configs;
+}
+
+/**
+ * Every config topic the stored buttons may have, published or not: never cleared as naming
+ * nothing held. A battery sensor stays once published, though a restart forgets the reading
+ * until the button's next report.
+ */
+export function heldConfigTopics(hub: HubIdentity, records: Iterable<ButtonRow>): Set<string> {
+  const topics = new Set<string>();
+  for (const record of records) for (const topic of buttonConfigTopics(hub, record.deviceId)) topics.add(topic);
+  return topics;
 }

@@ -11,13 +11,19 @@ export interface DiscoveryPlan {
 /**
  * `retained` is what the broker holds under this hub's config topics, as far as is known.
  * `force` publishes every desired config even when the broker already holds the same bytes:
- * Home Assistant that has just come back asks for them all.
+ * Home Assistant that has just come back asks for them all. `held` are topics not published now
+ * but not to be cleared either (a stored button's battery sensor while its reading is unknown).
  */
-export function planDiscovery(desired: ReadonlyMap<string, string>, retained: ReadonlyMap<string, string>, force = false): DiscoveryPlan {
+export function planDiscovery(
+  desired: ReadonlyMap<string, string>,
+  retained: ReadonlyMap<string, string>,
+  force = false,
+  held: ReadonlySet<string> = new Set(),
+): DiscoveryPlan {
   const publish: DiscoveryPlan['publish'] = [];
   for (const [topic, payload] of desired) {
     if (force || retained.get(topic) !== payload) publish.push([topic, payload]);
   }
-  const clear = [...retained.keys()].filter((topic) => !desired.has(topic));
+  const clear = [...retained.keys()].filter((topic) => !desired.has(topic) && !held.has(topic));
   return { publish, clear };
 }

@@ -1,8 +1,19 @@
 import { monotonicNow, type MonotonicClock } from '../clock.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
+import type { ButtonLiveness, DeviceRow } from '../supervision/types.js';
 import type { MqttConnection } from './connection.js';
-import { birthTopic, buttonConfigs, buttonConfigTopics, desiredConfigs, hubConfigFilter, type HubIdentity } from './home-assistant-configs.js';
+import {
+  batteryKnown,
+  birthTopic,
+  buttonConfigs,
+  buttonConfigTopics,
+  desiredConfigs,
+  heldConfigTopics,
+  hubConfigFilter,
+  type ButtonRow,
+  type HubIdentity,
+} from './home-assistant-configs.js';
 import { planDiscovery, type DiscoveryPlan } from './home-assistant-plan.js';
 import { statusTopic } from './topics.js';
 
@@ -20,6 +31,8 @@ import { statusTopic } from './topics.js';
 export interface HomeAssistantDiscovery {
   /** A stored device changed: publishes its config when it differs from the broker's (a new button). */
   deviceChanged(record: DeviceRecord): void;
+  /** A linked button's supervision changed: publishes its battery sensor once a battery is first known. */
+  livenessChanged(deviceId: string, liveness: ButtonLiveness): void;
   /** A device left the store: clears its configs. */
   forgotten(deviceId: string): void;
   stop(): void;
@@ -28,8 +41,8 @@ export interface HomeAssistantDiscovery {
 export interface HomeAssistantOptions {
   connection: MqttConnection;
   hub: HubIdentity;
-  /** The store's devices now. */
-  devices: () => DeviceRecord[];
+  /** The store's devices now, with their liveness where the engine gives it. */
+  devices: () => DeviceRow[];
   logger: Logger;
   /** Wait (ms) after Home Assistant's birth before publishing; default 0 to 2 s at random, so hubs do not all answer at once. */
   birthDelay?: () => number;
@@ -68,17 +81,28 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
     // Once a connect and once a Home Assistant start: worth a line even when nothing was sent.
     logger.info({ published: plan.publish.length, cleared: plan.clear.length, why }, 'Home Assistant discovery configs in step with the broker');
   };
-  const desired = (): Map<string, string> => desiredConfigs(hub, devices());
+  // Buttons whose battery was reported since the start, beside those the devices' rows say: the
+  // battery sensor, once there, stays until the button is forgotten.
+  const withBattery = new Set<string>();
+  const hasBattery = (row: ButtonRow): boolean => batteryKnown(row) || withBattery.has(row.deviceId);
+  const desired = (): Map<string, string> => desiredConfigs(hub, devices(), hasBattery);
+  const held = (): Set<string> => heldConfigTopics(hub, devices());
   // Every config message that comes back asks whether its topic is still wanted: with many
   // buttons, building all configs for each would cost the square of their number.
   let wanted: Set<string> | undefined;
-  const isWanted = (topic: string): boolean => (wanted ??= new Set(desired().keys())).has(topic);
+  const isWanted = (topic: string): boolean => (wanted ??= new Set([...desired().keys(), ...held()])).has(topic);
+  /** Publishes the configs of a stored button that differ from the broker's. */
+  const publishButton = (row: ButtonRow): void => {
+    for (const [topic, payload] of buttonConfigs(hub, row, hasBattery(row))) {
+      if (retained.get(topic) !== payload) publish(topic, payload);
+    }
+  };
 
   const finishRound = (): void => {
     if (synced || stopped || connection.state() !== 'connected') return;
     synced = true;
     clearTimeout(settleTimer);
-    apply(planDiscovery(desired(), retained), 'connected');
+    apply(planDiscovery(desired(), retained, false, held()), 'connected');
   };
   const startRound = (): void => {
     retained.clear();
@@ -116,7 +140,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       birthTimer = undefined;
       if (!synced || stopped) return;
       lastBirthAnswer = clock();
-      apply(planDiscovery(desired(), retained, true), 'Home Assistant came online');
+      apply(planDiscovery(desired(), retained, true, held()), 'Home Assistant came online');
     }, Math.max(0, birthDelay(), coolingFor));
     birthTimer.unref();
   });
@@ -134,12 +158,19 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       if (!synced || stopped) return;
       // A record the store did not take (its first write failed) is not a button to show.
       if (!devices().some((device) => device.deviceId === record.deviceId)) return;
-      for (const [topic, payload] of buttonConfigs(hub, record)) {
-        if (retained.get(topic) !== payload) publish(topic, payload);
-      }
+      publishButton(record);
+    },
+    livenessChanged(deviceId, liveness) {
+      if (liveness.battery === null || withBattery.has(deviceId)) return;
+      withBattery.add(deviceId);
+      wanted = undefined;
+      if (!synced || stopped) return;
+      const row = devices().find((device) => device.deviceId === deviceId);
+      if (row !== undefined) publishButton(row);
     },
     forgotten(deviceId) {
       wanted = undefined;
+      withBattery.delete(deviceId);
       if (stopped) return;
       // Cleared even when this copy thinks the broker holds nothing: the broker's copy may be unread.
       for (const topic of buttonConfigTopics(hub, deviceId)) publish(topic, '');

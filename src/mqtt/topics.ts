@@ -2,7 +2,7 @@ import { PanicPairError } from '../errors.js';
 import { isValidDeviceId } from '../discovery/sighting.js';
 import type { DeviceState } from '../store/record.js';
 import type { StatusReport } from '../daemon/status-report.js';
-import type { ButtonCounts } from '../supervision/types.js';
+import type { AvailabilityPayload, ButtonCounts, SupervisionPayload } from '../supervision/types.js';
 
 // Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
 // place, so a topic name or a payload shape can only change here.
@@ -63,6 +63,8 @@ export interface TopicPayloads {
   'devices/<deviceId>': DeviceStatePayload;
   entitlement: EntitlementPayload;
   health: HealthPayload;
+  'devices/<deviceId>/availability': AvailabilityPayload;
+  'devices/<deviceId>/supervision': SupervisionPayload;
 }
 
 export function announceTopic(prefix: string): string {
@@ -88,4 +90,14 @@ export function deviceTopic(prefix: string, deviceId: string): string {
     throw new PanicPairError('failure', `device id ${JSON.stringify(deviceId)} cannot be used in an MQTT topic`);
   }
   return `${prefix}/devices/${deviceId}`;
+}
+
+/** `<prefix>/devices/<deviceId>/availability`, out, retained (CONTRACT.md section 17). */
+export function availabilityTopic(prefix: string, deviceId: string): string {
+  return `${deviceTopic(prefix, deviceId)}/availability`;
+}
+
+/** `<prefix>/devices/<deviceId>/supervision`, out, retained: what Home Assistant's battery and "Last heard" read. */
+export function supervisionTopic(prefix: string, deviceId: string): string {
+  return `${deviceTopic(prefix, deviceId)}/supervision`;
 }

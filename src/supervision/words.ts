@@ -1,7 +1,27 @@
-// Supervision in the words an installer reads (CONTRACT.md section 17): "missing for 2 h 10 min
-// (last heard 09:14)", "battery 15 % (low)". Pure, with the time passed in, so the CLI, `status`
-// and the page say the same thing.
-import type { ButtonLiveness } from './types.js';
+// Supervision in the words an installer reads (CONTRACT.md section 17): "heard 3 min ago",
+// "missing for 2 h 10 min (last heard 09:14)", "battery 15 % (low)". Pure, with the time passed
+// in, so `devices`, `status` and the page say the same thing the same way; clock times are the
+// hub's local time (the installer on site reads the hub's clock, not UTC).
+import type { ButtonLiveness, DeviceRow } from './types.js';
+
+/** Below this a button was heard "just now": a second's count would change at every look. */
+const JUST_NOW_MS = 5_000;
+
+export interface SupervisionContext {
+  /** False when no source that could hear the button works now (adapter not scanning, broker away). */
+  hearing?: boolean;
+  /** PANIC_PAIR_SUPERVISION=off: every button is unsupervised because the hub supervises none. */
+  supervisionOff?: boolean;
+}
+
+export interface LivenessWords {
+  /** "heard 3 min ago", "missing for 2 h 10 min (last heard 09:14)", "not supervised: ...". */
+  heard: string;
+  /** "battery 15 %", "battery 15 % (low)", "battery low"; absent when no report carried one. */
+  battery?: string;
+  /** Missing or battery low: a problem of the button, to be shown as one (in words, not colour alone). */
+  problem: boolean;
+}
 
 /** "45 s", "3 min", "2 h 10 min", "3 d 4 h". */
 export function durationWords(ms: number): string {
@@ -33,18 +53,56 @@ export function batteryWords(liveness: Pick<ButtonLiveness, 'battery' | 'battery
   return `battery ${liveness.battery} %${liveness.batteryLow ? ' (low)' : ''}`;
 }
 
+/**
+ * What the hub's status says that the words need. Hearing: when neither the radio scans nor the
+ * broker is connected, no source can hear any button; otherwise which source hears which button
+ * is the supervisor's to know, and nothing is claimed. `supervision` (`on`/`off`), where a status
+ * carries it, tells "supervision is off" from a button that sends only when pressed.
+ */
+export function statusContext(states: { ble: string; mqtt: string; supervision?: string }): SupervisionContext {
+  return {
+    ...(states.ble === 'scanning' || states.mqtt === 'connected' ? {} : { hearing: false }),
+    ...(states.supervision === 'off' ? { supervisionOff: true } : {}),
+  };
+}
+
 /** One phrase for the button's supervision: what `devices` and the page show beside its state. */
-export function supervisionWords(liveness: ButtonLiveness, nowWall: number): string {
-  const heardAt = liveness.lastHeard === null ? undefined : Date.parse(liveness.lastHeard);
-  const lastHeard = heardAt === undefined ? 'never heard' : `last heard ${clockWords(heardAt, nowWall)}`;
+export function supervisionWords(liveness: Pick<ButtonLiveness, 'supervision' | 'lastHeard'>, nowWall: number, context: SupervisionContext = {}): string {
+  const parsed = liveness.lastHeard === null ? Number.NaN : Date.parse(liveness.lastHeard);
+  const heardAt = Number.isNaN(parsed) ? undefined : parsed;
+  const lastHeard = heardAt === undefined ? '' : ` (last heard ${clockWords(heardAt, nowWall)})`;
   switch (liveness.supervision) {
     case 'online':
-      return heardAt === undefined ? 'online' : `heard ${durationWords(nowWall - heardAt)} ago`;
+      if (heardAt === undefined) return 'online';
+      // A wall clock set back puts the report "in the future": still just now.
+      return nowWall - heardAt < JUST_NOW_MS ? 'heard just now' : `heard ${durationWords(nowWall - heardAt)} ago`;
     case 'missing':
-      return heardAt === undefined ? 'missing (never heard since it was linked)' : `missing for ${durationWords(nowWall - heardAt)} (${lastHeard})`;
+      return heardAt === undefined ? 'missing (never heard since it was linked)' : `missing for ${durationWords(nowWall - heardAt)}${lastHeard}`;
     case 'unknown':
-      return `not known: no working source has heard it yet (${lastHeard})`;
+      if (context.hearing === false) return `unknown: no working source can hear it${lastHeard}`;
+      return `unknown: not heard yet since it was linked or the hub started${lastHeard}`;
     case 'unsupervised':
-      return 'not supervised: sends only when pressed';
+      return `${context.supervisionOff ? 'not supervised: supervision is off' : 'not supervised: sends only when pressed'}${lastHeard}`;
   }
+}
+
+export function livenessWords(liveness: ButtonLiveness, nowWall: number, context: SupervisionContext = {}): LivenessWords {
+  const battery = batteryWords(liveness);
+  return {
+    heard: supervisionWords(liveness, nowWall, context),
+    ...(battery === undefined ? {} : { battery }),
+    problem: liveness.supervision === 'missing' || liveness.batteryLow,
+  };
+}
+
+/** A row's liveness when the daemon gave one (a linked device of a daemon that supervises). */
+export function livenessOf(row: DeviceRow): ButtonLiveness | undefined {
+  if (row.supervision === undefined) return undefined;
+  return {
+    supervision: row.supervision,
+    lastHeard: row.lastHeard ?? null,
+    battery: row.battery ?? null,
+    batteryLow: row.batteryLow ?? false,
+    deadlineSeconds: row.deadlineSeconds ?? null,
+  };
 }

@@ -5,6 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
+import type { DeviceRow } from '../supervision/types.js';
+import { livenessOf, livenessWords, statusContext, type LivenessWords, type SupervisionContext } from '../supervision/words.js';
 import type { PageActivity } from './activity.js';
 import type { HouseholdMember, PageHandlers } from './port.js';
 
@@ -108,10 +110,11 @@ export class LiveChannel {
       .heard(HEARD_WITHIN_MS)
       .sort((a, b) => (b.rssi ?? -1000) - (a.rssi ?? -1000) || a.ageMs - b.ageMs)
       .slice(0, HEARD_SHOWN);
-    const devices = this.handlers.devices().sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    const status = this.handlers.status();
+    const devices = deviceViews(this.handlers.devices(), Date.now(), statusContext(status));
     return {
       type: 'snapshot' as const,
-      status: this.handlers.status(),
+      status,
       household: this.#household,
       heard,
       devices,
@@ -120,4 +123,17 @@ export class LiveChannel {
       check: this.activity.lastCheck() ?? null,
     };
   }
+}
+
+/** A device as the page shows it: a linked button's liveness also in words, computed here so the page and the CLI say the same. */
+export type DeviceView = DeviceRow & { words?: LivenessWords };
+
+/** Buttons with a problem (missing, battery low) first, then the latest changed. */
+export function deviceViews(rows: readonly DeviceRow[], nowWall: number, context: SupervisionContext): DeviceView[] {
+  const views = rows.map((row): DeviceView => {
+    const liveness = livenessOf(row);
+    return liveness === undefined ? row : { ...row, words: livenessWords(liveness, nowWall, context) };
+  });
+  const problem = (view: DeviceView): number => (view.words?.problem ? 0 : 1);
+  return views.sort((a, b) => problem(a) - problem(b) || b.updatedAt.localeCompare(a.updatedAt));
 }

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { fakeHandlers, SAMPLE_DEVICES, sampleStatus } from '../control/fake-daemon.js';
+import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { DeviceRow } from '../../src/supervision/types.js';
+import { clockWords } from '../../src/supervision/words.js';
+import { fakeHandlers, linkedRecord, SAMPLE_DEVICES, sampleStatus } from '../control/fake-daemon.js';
 import { assertBuilt, runCli } from './run-cli.js';
 
 // status, devices, scan and forget: the real binary against a control server run by the test.
@@ -15,7 +18,9 @@ let dir: string;
 let emptyDir: string;
 let server: ControlServer;
 let healthy = true;
-let devices = SAMPLE_DEVICES;
+let devices: DeviceRow[] = SAMPLE_DEVICES;
+/** What the fake daemon's status says of its radio and broker. */
+let sources: Pick<StatusReport, 'ble' | 'mqtt'> = { ble: 'scanning', mqtt: 'connected' };
 const scanSeconds: number[] = [];
 
 const run = (...args: string[]) => runCli(args, { runtimeDir: dir });
@@ -27,7 +32,7 @@ beforeAll(async () => {
   // Traversable by others, so that an unprivileged user reaches the socket and meets its mode.
   await chmod(dir, 0o755);
   const handlers = fakeHandlers({
-    status: () => sampleStatus(healthy),
+    status: () => ({ ...sampleStatus(healthy), ...sources }),
     devices: () => devices,
     scan: async (seconds, signal) => {
       scanSeconds.push(seconds);
@@ -117,9 +122,35 @@ describe('devices', () => {
   it('a table, one row a device', async () => {
     devices = SAMPLE_DEVICES;
     const lines = (await run('devices')).stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^DEVICE +STATE +CUSTOMER +SOURCE +LINK +LINKED\/UPDATED +ERROR$/);
-    expect(lines[1]).toMatch(/^7F3A9C +linked +42 +ble +17 +2025-03-01T10:00:00.000Z$/);
-    expect(lines[2]).toMatch(/^B2 +rejected +42 +mqtt +- +2025-03-01T10:05:00.000Z +the API rejected the link/);
+    expect(lines[0]).toMatch(/^DEVICE +STATE +CUSTOMER +SOURCE +LINK +LINKED\/UPDATED +HEARD +BATTERY +ERROR$/);
+    expect(lines[1]).toMatch(/^7F3A9C +linked +42 +ble +17 +2025-03-01T10:00:00.000Z +- +-$/);
+    expect(lines[2]).toMatch(/^B2 +rejected +42 +mqtt +- +2025-03-01T10:05:00.000Z +- +- +the API rejected the link/);
+  });
+
+  it('says of each linked button when it was heard, whether it is missing, and its battery (CONTRACT.md section 17)', async () => {
+    const ago = (ms: number): string => new Date(Date.now() - ms).toISOString();
+    const missingSince = ago(2 * 3_600_000 + 10 * 60_000 + 20_000);
+    const liveness = { battery: null, batteryLow: false, deadlineSeconds: 3600 };
+    devices = [
+      { ...linkedRecord('A-ONLINE', 1), ...liveness, supervision: 'online', lastHeard: ago(3 * 60_000 + 10_000), battery: 80 },
+      { ...linkedRecord('B-MISSING', 2), ...liveness, supervision: 'missing', lastHeard: missingSince, battery: 15, batteryLow: true },
+      { ...linkedRecord('C-TRIGGER', 3), ...liveness, supervision: 'unsupervised', lastHeard: null, deadlineSeconds: null },
+      { ...linkedRecord('D-UNKNOWN', 4), ...liveness, supervision: 'unknown', lastHeard: null },
+    ];
+    const text = (await run('devices')).stdout;
+    expect(text).toMatch(/^A-ONLINE .* heard 3 min ago +battery 80 %$/m);
+    const clock = clockWords(Date.parse(missingSince), Date.now());
+    expect(text).toMatch(new RegExp(`^B-MISSING .* missing for 2 h 10 min \\(last heard ${clock}\\) +battery 15 % \\(low\\)$`, 'm'));
+    expect(text).toMatch(/^C-TRIGGER .* not supervised: sends only when pressed +-$/m);
+    expect(text).toMatch(/^D-UNKNOWN .* unknown: not heard yet since it was linked or the hub started +-$/m);
+    // Neither radio nor broker works: nothing can hear it, and it says so.
+    sources = { ble: 'unavailable', mqtt: 'disconnected' };
+    try {
+      expect((await run('devices')).stdout).toMatch(/^D-UNKNOWN .* unknown: no working source can hear it +-$/m);
+    } finally {
+      sources = { ble: 'scanning', mqtt: 'connected' };
+    }
+    expect(JSON.parse((await run('devices', '--json')).stdout)).toEqual(devices);
   });
 
   it('an empty store says so', async () => {

@@ -97,9 +97,15 @@ describe('one hub with Home Assistant discovery on', () => {
     const linkId = await pairButton(hub, 'HA:01');
     const linked = await waitFor(() => watcher.payloads(`${hub.prefix}/devices/HA:01`).find((payload) => payload.includes('"linked"')), { what: 'HA:01 linked' });
     await settle(watcher);
-    const configs = configsOf(watcher).filter((message) => message.topic.startsWith(`${HA}/sensor/`));
+    const configs = configsOf(watcher).filter((message) => message.topic.startsWith(`${HA}/sensor/${hub.prefix}/button_`));
     // One config though the state went linking, then linked: states are not configs.
     expect(configs).toHaveLength(1);
+    // Once linked, its supervision (CONTRACT.md section 17): Missing and Last heard, once each, on its device.
+    const supervision = configsOf(watcher).filter((message) => /\/(missing|last_heard)_HA_01_[0-9a-f]{8}\/config$/.test(message.topic));
+    expect(supervision.map((message) => (JSON.parse(message.payload) as Config & { name: string }).name).sort()).toEqual(['Last heard', 'Missing']);
+    for (const message of supervision) {
+      expect(JSON.parse(message.payload)).toMatchObject({ availability_topic: `${hub.prefix}/status`, device: { name: 'Panic button HA:01' } });
+    }
     const [message] = configs;
     expect(message!.topic).toMatch(new RegExp(`^${HA}/sensor/${hub.prefix}/button_HA_01_[0-9a-f]{8}/config$`));
     expect(message!.qos).toBe(1);
@@ -126,7 +132,8 @@ describe('one hub with Home Assistant discovery on', () => {
     await settle(watcher);
     const before = watcher.messages.length;
     const expected = [...(await freshRead(hub.broker)).keys()].sort();
-    expect(expected).toHaveLength(4);
+    // The hub's two, and three for each linked button (link state, Missing, Last heard).
+    expect(expected).toHaveLength(8);
     await publishOnce(hub.broker.url, `${HA}/status`, ['online']);
     await waitFor(() => expected.every((topic) => configsOf(watcher, before).some((message) => message.topic === topic)), {
       timeoutMs: 15_000,
@@ -163,19 +170,19 @@ describe('one hub with Home Assistant discovery on', () => {
     const read = await freshRead(hub.broker);
     expect(read.has(ghost)).toBe(false);
     expect(read.get(neighbour)?.payload).toBe('{"name":"not ours"}');
-    expect([...read.keys()].filter((topic) => topic.includes(`/${hub.prefix}/`))).toHaveLength(3);
+    expect([...read.keys()].filter((topic) => topic.includes(`/${hub.prefix}/`))).toHaveLength(5);
   });
 
   it('publishes its configs again after a broker restart lost them, without a birth message', async () => {
     const before = (await freshRead(hub.broker)).size;
-    expect(before).toBeGreaterThanOrEqual(3);
+    expect(before).toBeGreaterThanOrEqual(5);
     const rounds = roundsIn(hub);
     await hub.broker.restart();
     await waitRound(hub, rounds + 1);
     const read = await waitFor(async () => {
       const configs = await freshRead(hub.broker);
-      return configs.size === 3 ? configs : undefined;
-    }, { timeoutMs: 20_000, what: 'the hub’s three configs back on the restarted broker' });
+      return configs.size === 5 ? configs : undefined;
+    }, { timeoutMs: 20_000, what: 'the hub’s five configs back on the restarted broker' });
     for (const message of read.values()) expect(message.retain).toBe(true);
   });
 });
@@ -200,16 +207,16 @@ describe('two hubs on one broker', () => {
     await pairButton(second, 'SAME-1');
     const read = await waitFor(async () => {
       const configs = await freshRead(broker);
-      return configs.size === 6 ? configs : undefined;
+      return configs.size === 10 ? configs : undefined;
     }, { what: 'both hubs with a button each' });
     const ids = [...read.values()].map((message) => (JSON.parse(message.payload) as Config).unique_id);
-    expect(new Set(ids).size).toBe(6);
+    expect(new Set(ids).size).toBe(10);
 
     const result = await first.cli(['forget', 'SAME-1']);
     expect(result.code, result.stderr).toBe(0);
     const after = await waitFor(async () => {
       const configs = await freshRead(broker);
-      return configs.size === 5 ? configs : undefined;
+      return configs.size === 7 ? configs : undefined;
     }, { what: 'the first hub’s button gone' });
     expect([...after.keys()].filter((topic) => topic.includes('/button_SAME-1/'))).toEqual([`${HA}/sensor/${second.prefix}/button_SAME-1/config`]);
   });

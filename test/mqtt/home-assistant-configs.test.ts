@@ -6,7 +6,9 @@ import {
   discoveryId,
   hubConfigFilter,
   hubConfigs,
+  heldConfigTopics,
   LINK_STATES,
+  SUPERVISION_TEMPLATES,
   TEMPLATES,
   type HubIdentity,
 } from '../../src/mqtt/home-assistant-configs.js';
@@ -72,7 +74,7 @@ describe('the configs', () => {
     const configs = parsed(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42 }));
     const topic = `homeassistant/sensor/panic-pair/button_${discoveryId('AA:BB')}/config`;
     expect(Object.keys(configs)).toEqual([topic]);
-    expect(buttonConfigTopics(hub, 'AA:BB')).toEqual([topic]);
+    expect(buttonConfigTopics(hub, 'AA:BB')[0]).toEqual(topic);
     expect(configs[topic]).toMatchObject({
       name: 'Link state',
       unique_id: `panic_pair_panic-pair_button_${discoveryId('AA:BB')}`,
@@ -87,9 +89,63 @@ describe('the configs', () => {
     });
   });
 
+  it('give a linked button Missing and Last heard on its own device, and its battery once known', () => {
+    const id = discoveryId('AA:BB');
+    const linked = parsed(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: null }));
+    const linkState = linked[`homeassistant/sensor/panic-pair/button_${id}/config`]!;
+    expect(Object.keys(linked)).toEqual([
+      `homeassistant/sensor/panic-pair/button_${id}/config`,
+      `homeassistant/binary_sensor/panic-pair/missing_${id}/config`,
+      `homeassistant/sensor/panic-pair/last_heard_${id}/config`,
+    ]);
+    const shared = { qos: 1, availability_topic: 'panic-pair/status', payload_available: 'online', payload_not_available: 'offline', device: linkState.device, origin: linkState.origin };
+    expect(linked[`homeassistant/binary_sensor/panic-pair/missing_${id}/config`]).toEqual({
+      name: 'Missing',
+      unique_id: `panic_pair_panic-pair_missing_${id}`,
+      device_class: 'problem',
+      state_topic: 'panic-pair/devices/AA:BB/availability',
+      value_template: SUPERVISION_TEMPLATES.missing,
+      payload_on: 'ON',
+      payload_off: 'OFF',
+      ...shared,
+    });
+    expect(linked[`homeassistant/sensor/panic-pair/last_heard_${id}/config`]).toEqual({
+      name: 'Last heard',
+      unique_id: `panic_pair_panic-pair_last_heard_${id}`,
+      device_class: 'timestamp',
+      entity_category: 'diagnostic',
+      state_topic: 'panic-pair/devices/AA:BB/supervision',
+      value_template: SUPERVISION_TEMPLATES.lastHeard,
+      ...shared,
+    });
+    const battery = parsed(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: 15 }))[`homeassistant/sensor/panic-pair/battery_${id}/config`];
+    expect(battery).toEqual({
+      name: 'Battery',
+      unique_id: `panic_pair_panic-pair_battery_${id}`,
+      device_class: 'battery',
+      unit_of_measurement: '%',
+      state_class: 'measurement',
+      state_topic: 'panic-pair/devices/AA:BB/supervision',
+      value_template: SUPERVISION_TEMPLATES.battery,
+      ...shared,
+    });
+    // Not linked: nothing is supervised, so no supervision entity.
+    for (const state of ['linking', 'rejected', 'failed'] as const) expect(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state, battery: 15 }).size).toBe(1);
+    // Every topic a button may have, the battery's included, is held: never cleared as naming nothing.
+    expect([...heldConfigTopics(hub, [{ deviceId: 'AA:BB', customerId: 42 }])]).toEqual(buttonConfigTopics(hub, 'AA:BB'));
+    expect(buttonConfigTopics(hub, 'AA:BB').sort()).toEqual([...buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: 15 }).keys()].sort());
+  });
+
+  it('keep the entities of two buttons apart even when one id ends as another entity’s name would', () => {
+    const rows = ['X', 'X_missing', 'X_last_heard', 'X_battery', 'missing_X'].map((deviceId) => ({ deviceId, customerId: 42, state: 'linked' as const, battery: 50 }));
+    const configs = desiredConfigs(hub, rows);
+    expect(configs.size).toBe(2 + 4 * rows.length);
+    expect(new Set(Object.values(parsed(configs)).map((config) => config.unique_id)).size).toBe(configs.size);
+  });
+
   it('give two hubs on one broker different topics and unique ids, each hub only its own under its filter', () => {
     const other: HubIdentity = { ...hub, prefix: 'upstairs/panic-pair' };
-    const records = [{ deviceId: 'B1', customerId: 42 }];
+    const records = [{ deviceId: 'B1', customerId: 42, state: 'linked' as const, battery: 80 }];
     const mine = desiredConfigs(hub, records);
     const theirs = desiredConfigs(other, records);
     const ids = (configs: Map<string, string>) => Object.values(parsed(configs)).map((config) => config.unique_id);
@@ -122,6 +178,13 @@ describe('the plan against the retained configs', () => {
   it('publishes everything when forced (Home Assistant came back)', () => {
     expect(planDiscovery(desired, new Map(desired), true).publish).toEqual([...desired]);
   });
+
+  it('keeps what is held though not published now (a battery sensor while the reading is unknown)', () => {
+    const battery = 'homeassistant/sensor/panic-pair/battery_B1/config';
+    const retained = new Map([...desired, [battery, '{"name":"Battery"}']]);
+    expect(planDiscovery(desired, retained, false, heldConfigTopics(hub, [{ deviceId: 'B1', customerId: 42 }]))).toEqual({ publish: [], clear: [] });
+    expect(planDiscovery(desired, retained).clear).toEqual([battery]);
+  });
 });
 
 describe('the templates, rendered by Jinja2 as Home Assistant renders them', () => {
@@ -147,6 +210,28 @@ describe('the templates, rendered by Jinja2 as Home Assistant renders them', () 
     expect(enumSensorState(rendered[8]!, LINK_STATES)).toBeNull();
     expect(JSON.parse(rendered[9]!)).toEqual({ customer_id: 42, link_id: 17 });
     expect(JSON.parse(rendered[10]!)).toEqual({ customer_id: 7, link_id: null });
+  });
+
+  it('show Missing on while missing and off while online, the battery, and the last heard time; unknown for anything else', () => {
+    const availability = (state: string) => JSON.stringify({ state });
+    const supervision = (lastHeard: string | null, battery: number | null) => JSON.stringify({ supervision: 'online', lastHeard, battery, batteryLow: false });
+    const rendered = renderTemplates([
+      { template: SUPERVISION_TEMPLATES.missing, payload: availability('offline') },
+      { template: SUPERVISION_TEMPLATES.missing, payload: availability('online') },
+      // Cleared (an unsupervised button), or anything else: unknown, not a stale on or off.
+      { template: SUPERVISION_TEMPLATES.missing, payload: '' },
+      { template: SUPERVISION_TEMPLATES.missing, payload: availability('sleeping') },
+      { template: SUPERVISION_TEMPLATES.battery, payload: supervision('2026-11-26T09:14:00.000Z', 15) },
+      { template: SUPERVISION_TEMPLATES.battery, payload: supervision(null, null) },
+      { template: SUPERVISION_TEMPLATES.lastHeard, payload: supervision('2026-11-26T09:14:00.000Z', 15) },
+      { template: SUPERVISION_TEMPLATES.lastHeard, payload: supervision(null, null) },
+      { template: SUPERVISION_TEMPLATES.lastHeard, payload: '' },
+    ]);
+    const binary = { payload_on: 'ON', payload_off: 'OFF' };
+    expect(rendered.slice(0, 4).map((value) => binarySensorState(value, binary))).toEqual(['on', 'off', null, null]);
+    // Home Assistant's word for unknown, in a binary_sensor as in a sensor: PAYLOAD_NONE.
+    expect(rendered.slice(2, 4)).toEqual(['None', 'None']);
+    expect(rendered.slice(4)).toEqual(['15', 'None', '2026-11-26T09:14:00.000Z', 'None', 'None']);
   });
 
   it('show the hub connected while it runs and disconnected after it stops', () => {

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/log/logger.js';
 import type { MqttConnection, MqttState } from '../../src/mqtt/connection.js';
-import { buttonConfigs, desiredConfigs, type HubIdentity } from '../../src/mqtt/home-assistant-configs.js';
+import { buttonConfigs, buttonConfigTopics, desiredConfigs, type HubIdentity } from '../../src/mqtt/home-assistant-configs.js';
 import { startHomeAssistant, type HomeAssistantDiscovery } from '../../src/mqtt/home-assistant.js';
 import { topicMatches } from '../../src/mqtt/subscriptions.js';
 import type { DeviceRecord } from '../../src/store/record.js';
+import type { ButtonLiveness } from '../../src/supervision/types.js';
 
 // The order of events around a connect, a birth and a forget, on a connection that the test
 // drives by hand (the same module against mosquitto: test/daemon/home-assistant.test.ts).
@@ -93,7 +94,8 @@ describe('Home Assistant discovery around the broker connection', () => {
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('hub/status', 'online');
     const first = connection.take();
-    expect(first).toHaveLength(3);
+    // The hub's two, and the linked button's link state, Missing and Last heard.
+    expect(first).toHaveLength(5);
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('homeassistant/status', 'offline');
@@ -125,11 +127,43 @@ describe('Home Assistant discovery around the broker connection', () => {
     expect(connection.published).toEqual([]);
     devices = devices.filter((device) => device.deviceId !== 'B2');
     discovery.forgotten('B2');
+    // Every entity it may have, its battery sensor included, published or not.
+    expect(connection.take()).toEqual(buttonConfigTopics(hub, 'B2').map((topic) => [topic, '']));
     const [topic] = buttonConfigs(hub, b2).keys();
-    expect(connection.take()).toEqual([[topic, '']]);
     // An older copy of its config still on its way is cleared again.
     connection.deliver(topic!, buttonConfigs(hub, b2).get(topic!)!);
     expect(connection.take()).toEqual([[topic, '']]);
+  });
+
+  it('adds the battery sensor once a battery is first known, keeps it over a restart that forgot the reading, clears it at forget', () => {
+    const liveness = (battery: number | null): ButtonLiveness => ({ lastHeard: '2026-01-01T00:00:00.000Z', battery, batteryLow: false, supervision: 'online', deadlineSeconds: 3600 });
+    connection.setState('connected');
+    connection.deliver('hub/status', 'online');
+    connection.take();
+    discovery.livenessChanged('B1', liveness(null));
+    expect(connection.published).toEqual([]);
+    discovery.livenessChanged('B1', liveness(80));
+    const withBattery = buttonConfigs(hub, { ...record('B1'), battery: 80 });
+    const battery = [...withBattery].filter(([topic]) => !buttonConfigs(hub, record('B1')).has(topic));
+    expect(battery.map(([topic]) => topic)).toEqual(['homeassistant/sensor/hub/battery_B1/config']);
+    expect(connection.take()).toEqual(battery);
+    // A later reading changes no config.
+    discovery.livenessChanged('B1', liveness(79));
+    expect(connection.published).toEqual([]);
+
+    // Another daemon (a restart): the broker holds the battery sensor; the reading is not known yet.
+    discovery.stop();
+    const restarted = new HandDrivenConnection();
+    const again = startHomeAssistant({ connection: restarted, hub, devices: () => devices, logger: silentLogger(), birthDelay, settleTimeoutMs: 5_000 });
+    restarted.setState('connected');
+    for (const [topic, payload] of withBattery) restarted.deliver(topic, payload);
+    for (const [topic, payload] of desiredConfigs(hub, [])) restarted.deliver(topic, payload);
+    restarted.deliver('hub/status', 'online');
+    expect(restarted.take()).toEqual([]);
+    devices = [];
+    again.forgotten('B1');
+    expect(restarted.take().map(([topic, payload]) => [topic, payload])).toContainEqual([battery[0]![0], '']);
+    again.stop();
   });
 
   it('starts over at each reconnect, and does nothing once stopped', () => {
@@ -140,7 +174,7 @@ describe('Home Assistant discovery around the broker connection', () => {
     connection.setState('connected');
     // The broker restarted without its retained messages: everything again.
     connection.deliver('hub/status', 'online');
-    expect(connection.take()).toHaveLength(3);
+    expect(connection.take()).toHaveLength(5);
     discovery.stop();
     connection.setState('connected');
     connection.deliver('hub/status', 'online');

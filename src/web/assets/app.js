@@ -128,7 +128,8 @@ function render() {
   if (changed('pairing', snapshot.pairings[0] || null)) renderPairing(snapshot.pairings);
   const window = snapshot.window && { ...snapshot.window, remainingMs: undefined };
   if (changed('window', window)) renderWindow(snapshot.window);
-  if (changed('devices', [snapshot.devices, confirming])) renderDevices(snapshot.devices);
+  if (changed('devices', [snapshot.devices.map(deviceShape), confirming])) renderDevices(snapshot.devices);
+  updateLiveness(snapshot.devices);
 }
 
 const FIXES = [
@@ -141,6 +142,8 @@ const FIXES = [
   [/^BLE is unauthorized/, 'Give the service its Bluetooth capabilities (CAP_NET_RAW, CAP_NET_ADMIN), then restart it.'],
   [/^BLE is/, 'Check that the Bluetooth adapter is attached (bluetoothctl list; on a Raspberry Pi, systemctl status hciuart). The hub finds it again by itself when it comes back.'],
   [/clock/, 'Connect the hub to the internet so that NTP sets its clock.'],
+  [/^button \S+ missing/, 'Press the button near the hub: it shows online again at its next report. Otherwise check its battery, whether it was moved out of reach, or replace it.'],
+  [/^button \S+ battery/, 'Replace the button\'s battery before it goes silent.'],
   [/store/, 'Free space on the SD card, or replace it; the last good state is kept.'],
 ];
 
@@ -193,10 +196,21 @@ function renderHealth(status) {
     ['Bluetooth', bleText(status)],
     ['Store', status.store.ok ? '✓ writable' : `✗ ${status.store.error || 'failing'}`],
     ['Devices', `${status.devices.linked} linked, ${status.devices.linking} linking, ${status.devices.failed + status.devices.rejected} not linked`],
+    ...(status.buttons ? [['Buttons', buttonsText(status.buttons)]] : []),
     ['Version', status.version],
   ];
   const list = clear($('health-facts'));
   for (const [term, value] of facts) list.append(el('dt', term), el('dd', value));
+}
+
+// CONTRACT.md section 17's counts, in words: a missing button never looks like a number alone.
+function buttonsText(buttons) {
+  const parts = [`${buttons.online} online`];
+  if (buttons.missing) parts.push(`⚠ ${buttons.missing} missing`);
+  if (buttons.unknown) parts.push(`${buttons.unknown} not known`);
+  if (buttons.unsupervised) parts.push(`${buttons.unsupervised} not supervised`);
+  if (buttons.batteryLow) parts.push(`⚠ ${buttons.batteryLow} battery low`);
+  return parts.join(', ');
 }
 
 const ROLE_WORDS = { hub: 'the hub\'s customer', holder: 'subscription holder', dependant: 'dependant' };
@@ -382,13 +396,45 @@ function renderWindow(window) {
 
 const DEVICE_STATE = { linked: '✓ linked', linking: '… linking', rejected: '✗ rejected', failed: '⚠ failed' };
 let confirming = null;
+/** A linked button's words ("heard 3 min ago", "battery 15 % (low)"), updated in place between rebuilds. */
+const livenessRows = new Map();
+
+// What rebuilds the list: not the words of a button's liveness, which change every minute and
+// are updated in place, so a tap on Forget is never lost to a refresh.
+function deviceShape(device) {
+  const { words, lastHeard, battery, batteryLow, supervision, deadlineSeconds, ...stored } = device;
+  return [stored, words ? [words.problem, Boolean(words.battery)] : null];
+}
+
+function updateLiveness(devices) {
+  for (const device of devices) {
+    const row = livenessRows.get(device.deviceId);
+    if (!row || !device.words) continue;
+    const heard = device.words.problem && device.supervision === 'missing' ? `⚠ ${device.words.heard}` : device.words.heard;
+    if (row.heard.textContent !== heard) row.heard.textContent = heard;
+    const battery = device.words.battery ? (device.batteryLow ? `⚠ ${device.words.battery}` : device.words.battery) : '';
+    if (row.battery && row.battery.textContent !== battery) row.battery.textContent = battery;
+  }
+}
 
 function renderDevices(devices) {
   const list = clear($('device-list'));
+  livenessRows.clear();
   $('devices-empty').hidden = devices.length > 0;
   for (const device of devices) {
-    const item = el('li', undefined, `device ${device.state}`);
-    item.append(el('strong', device.deviceId), el('span', DEVICE_STATE[device.state] || device.state, `state ${device.state === 'linked' ? 'good' : device.state === 'linking' ? '' : 'bad'}`));
+    const item = el('li', undefined, `device ${device.state}${device.words && device.words.problem ? ' problem' : ''}`);
+    // A silent button never looks linked and well (CONTRACT.md section 17).
+    const missing = device.supervision === 'missing';
+    const state = missing ? '⚠ linked, but missing' : DEVICE_STATE[device.state] || device.state;
+    item.append(el('strong', device.deviceId), el('span', state, `state ${device.state === 'linked' && !missing ? 'good' : device.state === 'linking' ? '' : 'bad'}`));
+    // Said in words first (a missing button reads "missing"), coloured second.
+    if (device.words) {
+      const heard = el('p', '', `liveness ${device.supervision === 'missing' ? 'bad' : ''}`);
+      const battery = device.words.battery ? el('p', '', `liveness ${device.batteryLow ? 'bad' : ''}`) : null;
+      item.append(heard);
+      if (battery) item.append(battery);
+      livenessRows.set(device.deviceId, { heard, battery });
+    }
     const facts = el('dl', undefined, 'facts');
     const add = (term, value) => { if (value !== undefined && value !== '') facts.append(el('dt', term), el('dd', value)); };
     add('Customer', device.customerId);
@@ -401,6 +447,7 @@ function renderDevices(devices) {
     item.append(confirming === device.deviceId ? confirmation(device.deviceId) : forgetButton(device.deviceId));
     list.append(item);
   }
+  updateLiveness(devices);
 }
 
 function forgetButton(deviceId) {
