@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
-import { pairInside, unitProperties } from '../support/container-service.js';
+import { PACKAGE_RECIPE, pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { findExecutable } from '../support/installed.js';
 import { freePort } from '../support/loopback.mjs';
@@ -21,7 +21,6 @@ import { postCode, signIn } from '../support/web-page.js';
 // (the API simulator and mosquitto). Install, configure as CONTRACT 13 says, READY, a pairing, the
 // installer's page turned on, an upgrade with a link in flight, remove, purge. Skips, saying why, where containers cannot run.
 
-const RECIPE = { suite: 'deb-package', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs'] };
 const TOKEN = 'deb-token-5e2b7c91d4';
 const INSTALLER_CODE = 'deb-hub-label-7319';
 const CUSTOMER_ID = 42;
@@ -32,7 +31,7 @@ const UPGRADE = `${version}+rebuild1`;
 
 // The HCI module is compiled with this Node's Node-API headers (NodeSource's nodejs has them).
 const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
-const booted = existsSync(headers) ? await bootOrReason(RECIPE) : `no Node headers at ${headers} to build the package with`;
+const booted = existsSync(headers) ? await bootOrReason(PACKAGE_RECIPE) : `no Node headers at ${headers} to build the package with`;
 const skipReason = typeof booted === 'string' ? booted : undefined;
 if (skipReason !== undefined) process.stderr.write(`skipping the Debian package suite: ${skipReason}\n`);
 
