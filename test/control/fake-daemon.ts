@@ -30,7 +30,7 @@ export function sampleStatus(healthy = true): StatusReport {
     store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
     devices: { total: 2, linked: 1, linking: 0, rejected: 1, failed: 0 },
     autoPair: false,
-    counters: { announcements: 12, dropped: 1, links: 1, apiErrors: healthy ? 0 : 3 },
+    counters: { announcements: 12, dropped: 1, links: 1, apiErrors: healthy ? 0 : 3, batteryDropped: 0 },
   };
 }
 
