@@ -2,6 +2,7 @@ import type { Config } from '../config/index.js';
 import { GuardedFileError } from '../config/file-access.js';
 import { readMqttPassword } from '../config/secret-file.js';
 import { bridgeEventTopic } from '../discovery/zigbee2mqtt.js';
+import { gatewayWillFilter } from '../discovery/source-liveness.js';
 import { messageOf } from '../errors.js';
 import { aclSubject, isRefusal, protocolName, reasonWords } from '../mqtt/broker-answers.js';
 import { describeConnectFailure } from '../mqtt/connect-failure.js';
@@ -49,8 +50,16 @@ export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes
   }
 
   const filters = [announceTopic(config.mqttPrefix)];
-  if (config.mqttBleGateways !== undefined) filters.push(config.mqttBleGateways);
-  if (config.zigbee2mqttPrefix !== undefined) filters.push(bridgeEventTopic(config.zigbee2mqttPrefix));
+  if (config.mqttBleGateways !== undefined) {
+    filters.push(config.mqttBleGateways);
+    const wills = gatewayWillFilter(config.mqttBleGateways);
+    if (wills !== undefined) filters.push(wills);
+  }
+  if (config.zigbee2mqttPrefix !== undefined) {
+    // Each button's own topic is known only from the device list; these three are fixed.
+    const base = config.zigbee2mqttPrefix;
+    filters.push(bridgeEventTopic(base), `${base}/bridge/devices`, `${base}/bridge/state`);
+  }
   const outcome = await probeBroker({ url, username: mqtt.username, password, ca, filters, timeoutMs: CONNECT_TIMEOUT_MS });
 
   if (!outcome.ok) {

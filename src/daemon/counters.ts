@@ -9,8 +9,13 @@ export interface Counters {
   links: number;
   /** API requests that ended in an error status, a time-out or a dropped connection. */
   apiErrors: number;
+  /**
+   * Battery values out of range (BTHome, a gateway's `batt`, a Zigbee2MQTT report) left off their
+   * sightings; the sightings themselves were kept (CONTRACT.md section 17).
+   */
+  batteryDropped: number;
 }
 
 export function createCounters(): Counters {
-  return { announcements: 0, dropped: 0, links: 0, apiErrors: 0 };
+  return { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0 };
 }

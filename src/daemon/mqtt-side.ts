@@ -4,6 +4,9 @@ import { startBleGatewaySource } from '../discovery/ble-gateway.js';
 import { ProfileMatcher } from '../discovery/profiles.js';
 import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
 import type { Sighting } from '../discovery/sighting.js';
+import { startGatewayWillSource } from '../discovery/source-liveness.js';
+import type { SourceLiveness } from '../supervision/types.js';
+import { SourceLivenessBoard } from './source-liveness-board.js';
 import type { Logger } from '../log/logger.js';
 import { connectMqtt, type MqttConnection } from '../mqtt/connection.js';
 import { startHomeAssistant } from '../mqtt/home-assistant.js';
@@ -25,6 +28,13 @@ export interface MqttSide {
    */
   deafness(): string | undefined;
   onRefusalChange(listener: () => void): () => void;
+  /**
+   * Each change of a source's liveness as the broker tells it: a BLE gateway's last will
+   * (`ble-gateway:<name>`), Zigbee2MQTT's bridge state (`zigbee2mqtt`). Returns the way to stop.
+   */
+  onSourceLiveness(listener: (liveness: SourceLiveness) => void): () => void;
+  /** The latest known liveness of each source heard from; a source never heard from has none. */
+  sourceLiveness(): SourceLiveness[];
   /** Keeps `<prefix>/health` retained from `read` (CONTRACT.md section 16) until close. */
   publishHealth(read: () => HealthReading): void;
   close(): Promise<void>;
@@ -81,11 +91,16 @@ export function startMqttSide(options: {
   const sources = [startAnnounceSource({ connection: sourceConnection, prefix: config.mqttPrefix, counters, logger, onSighting })];
   // Adapters for what other hub software publishes, each on when its setting is given.
   const matcher = new ProfileMatcher(config.profiles);
+  // Liveness topics are subscribed on the plain connection: a source's state is no button heard.
+  const liveness = new SourceLivenessBoard();
+  const onLiveness = (news: SourceLiveness): boolean => liveness.note(news);
   if (config.mqttBleGateways !== undefined) {
     sources.push(startBleGatewaySource({ connection: sourceConnection, filter: config.mqttBleGateways, matcher, counters, logger, onSighting }));
+    const wills = startGatewayWillSource({ connection, filter: config.mqttBleGateways, counters, logger, onLiveness });
+    if (wills !== undefined) sources.push(wills);
   }
   if (config.zigbee2mqttPrefix !== undefined) {
-    sources.push(startZigbeeSource({ connection: sourceConnection, prefix: config.zigbee2mqttPrefix, matcher, counters, logger, onSighting }));
+    sources.push(startZigbeeSource({ connection: sourceConnection, prefix: config.zigbee2mqttPrefix, matcher, counters, logger, onSighting, onLiveness, livenessConnection: connection }));
   }
   const detail = (): MqttDetail => {
     const protocol = connection.protocol();
@@ -103,6 +118,8 @@ export function startMqttSide(options: {
     detail,
     deafness: () => refusedHearing([...hearing], connection.refusals(), mqttConfig.username),
     onRefusalChange: (listener) => connection.onRefusalChange(listener),
+    onSourceLiveness: (listener) => liveness.onChange(listener),
+    sourceLiveness: () => liveness.all(),
     publishHealth(read) {
       stops.push(startHealthPublisher({ connection, prefix: config.mqttPrefix, read }));
     },

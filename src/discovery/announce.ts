@@ -9,13 +9,15 @@ export const MAX_ANNOUNCEMENT_BYTES = 4096;
 
 export type AnnouncementResult = Sighting | { invalid: string };
 
-// CONTRACT.md section 5. Other keys are left out of the result (a customer among them: an
+// CONTRACT.md sections 5 and 17. Other keys are left out of the result (a customer among them: an
 // announcement never chooses one), so a hostile payload cannot reach any prototype.
 const DEVICE_ID_RULE = { error: 'deviceId must be 1 to 64 characters of A-Z a-z 0-9 . _ : -' };
 const announcementSchema = z.object({
   deviceId: z.string(DEVICE_ID_RULE).regex(DEVICE_ID_PATTERN, DEVICE_ID_RULE),
   deviceTypeId: z.int({ error: 'deviceTypeId must be an integer' }).optional(),
   rssi: z.number({ error: 'rssi must be a number from -127 to 20 (dBm)' }).min(-127).max(20).optional(),
+  // Section 17: an announcement whose battery breaks the rule breaks the schema (dropped whole).
+  battery: z.int({ error: 'battery must be an integer from 0 to 100 (percent)' }).min(0).max(100).optional(),
 });
 
 // The compact form a button sends is read straight from its bytes first (compact-announcement.ts):
@@ -29,10 +31,11 @@ export function parseAnnouncement(payload: Buffer, at: number): AnnouncementResu
   if ('invalid' in read) return read;
   const parsed = announcementSchema.safeParse(read.object);
   if (!parsed.success) return { invalid: parsed.error.issues[0]?.message ?? 'not an announcement' };
-  const { deviceId, deviceTypeId, rssi } = parsed.data;
+  const { deviceId, deviceTypeId, rssi, battery } = parsed.data;
   const sighting: Sighting = { deviceId, source: 'mqtt', at };
   if (deviceTypeId !== undefined) sighting.deviceTypeId = deviceTypeId;
   if (rssi !== undefined) sighting.rssi = rssi;
+  if (battery !== undefined) sighting.battery = battery;
   return sighting;
 }
 

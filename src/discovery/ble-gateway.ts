@@ -1,3 +1,4 @@
+import { addBthomeBattery, bthomeOf } from './bthome.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { Advertisement, ProfileMatcher } from './profiles.js';
 import type { Sighting } from './sighting.js';
@@ -15,6 +16,8 @@ export interface GatewayReport {
   address: string;
   rssi?: number;
   advertisement: Advertisement;
+  /** Theengs' decoded `batt` (percent), when the message has one; checked once a profile matched. */
+  batt?: unknown;
 }
 
 const HEX = /^(?:[0-9a-f]{2})*$/i;
@@ -24,7 +27,7 @@ const UUID = /^(?:0x)?([0-9a-f]{4}|[0-9a-f]{8}|[0-9a-f]{32})$/i;
 export function parseGatewayMessage(payload: Buffer): GatewayReport | { invalid: string } {
   const read = readJsonObject(payload, MAX_GATEWAY_MESSAGE_BYTES);
   if ('invalid' in read) return read;
-  const { id, name, rssi, manufacturerdata, mfid, servicedata, servicedatauuid } = read.object;
+  const { id, name, rssi, manufacturerdata, mfid, servicedata, servicedatauuid, batt } = read.object;
   if (typeof id !== 'string' || id.length === 0 || id.length > 64) return { invalid: 'id must be the device address, 1 to 64 characters' };
   if (rssi !== undefined && (typeof rssi !== 'number' || !(rssi >= -127 && rssi <= 20))) return { invalid: 'rssi must be a number from -127 to 20 (dBm)' };
   if (name !== undefined && typeof name !== 'string') return { invalid: 'name must be a string' };
@@ -42,17 +45,28 @@ export function parseGatewayMessage(payload: Buffer): GatewayReport | { invalid:
     // Theengs writes `fcd2`, OpenMQTTGateway `0xfcd2`.
     const uuid = typeof servicedatauuid === 'string' ? UUID.exec(servicedatauuid.replaceAll('-', '')) : null;
     if (uuid === null) return { invalid: 'servicedatauuid must be a 16-, 32- or 128-bit UUID in hex, with or without 0x' };
-    advertisement.serviceData = [{ uuid: uuid[1]!.toLowerCase() }];
+    const data = servicedata as string | undefined;
+    advertisement.serviceData = [data === undefined ? { uuid: uuid[1]!.toLowerCase() } : { uuid: uuid[1]!.toLowerCase(), data: Buffer.from(data, 'hex') }];
   }
   const report: GatewayReport = { address: id, advertisement };
   if (rssi !== undefined) report.rssi = rssi;
+  if (batt !== undefined) report.batt = batt;
   return report;
 }
 
 /** The gateway's name from its topic: the level before `BTtoMQTT`, else the first level. */
 export function gatewayName(topic: string): string {
   const levels = topic.split('/');
-  const at = levels.indexOf('BTtoMQTT');
+  return nameBefore(levels, levels.indexOf('BTtoMQTT'));
+}
+
+/** The gateway's name from its last will's topic (`<base>/<name>/LWT`), as its reports carry it. */
+export function gatewayNameOfWill(topic: string): string {
+  const levels = topic.split('/');
+  return nameBefore(levels, levels.lastIndexOf('LWT'));
+}
+
+function nameBefore(levels: string[], at: number): string {
   const name = (at > 0 ? levels[at - 1] : levels[0]) || 'unnamed';
   return name.slice(0, 48);
 }
@@ -86,7 +100,23 @@ export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource
     const sighting: Sighting = { deviceId: match.deviceId, source: sourceOf(topic), at, profile: match.profile };
     if (report.rssi !== undefined) sighting.rssi = report.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
+    if (addGatewayBattery(sighting, report)) options.counters.batteryDropped += 1;
     return sighting;
   };
   return startMqttSource({ ...options, what: 'BLE gateway message', read });
+}
+
+/**
+ * The battery a gateway passed on: the BTHome service data itself, else Theengs' decoded `batt`
+ * (percent). True when a value was out of range (or no number) and left off, for the count.
+ */
+export function addGatewayBattery(sighting: Sighting, report: GatewayReport): boolean {
+  const dropped = addBthomeBattery(sighting, bthomeOf(report.advertisement.serviceData));
+  if (sighting.battery !== undefined || report.batt === undefined) return dropped;
+  const batt = report.batt;
+  if (typeof batt === 'number' && batt >= 0 && batt <= 100) {
+    sighting.battery = batt;
+    return dropped;
+  }
+  return true;
 }

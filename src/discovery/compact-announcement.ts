@@ -8,12 +8,14 @@ import type { Sighting } from './sighting.js';
 // test/discovery/compact-announcement.test.ts holds the two to that.
 //
 // The form: {"deviceId":"<1-64 of A-Z a-z 0-9 . _ : ->"} optionally followed, before the closing
-// brace, by ,"rssi":<integer from -127 to 20> and ,"deviceTypeId":<integer of 1-15 digits>, each
-// at most once, in either order; no whitespace, no escapes, nothing after the brace.
+// brace, by ,"rssi":<integer from -127 to 20>, ,"deviceTypeId":<integer of 1-15 digits> and
+// ,"battery":<integer from 0 to 100>, each at most once, in any order; no whitespace, no escapes,
+// nothing after the brace. A battery out of range is left to the full path, which refuses it.
 
 const OPEN = Buffer.from('{"deviceId":"');
 const RSSI = Buffer.from(',"rssi":');
 const DEVICE_TYPE_ID = Buffer.from(',"deviceTypeId":');
+const BATTERY = Buffer.from(',"battery":');
 /** Longer than the form can be: a longer payload is left to the full path. */
 const MAX_BYTES = 160;
 const QUOTE = 0x22;
@@ -37,6 +39,7 @@ export function readCompactAnnouncement(payload: Buffer, at: number): Sighting |
 
   let rssi: number | undefined;
   let deviceTypeId: number | undefined;
+  let battery: number | undefined;
   while (payload[i] !== CLOSE) {
     if (rssi === undefined && startsWith(payload, RSSI, i)) {
       const number = readInteger(payload, i + RSSI.length, 3, true);
@@ -48,6 +51,11 @@ export function readCompactAnnouncement(payload: Buffer, at: number): Sighting |
       if (number === undefined) return undefined;
       deviceTypeId = number.value;
       i = number.next;
+    } else if (battery === undefined && startsWith(payload, BATTERY, i)) {
+      const number = readInteger(payload, i + BATTERY.length, 3, false);
+      if (number === undefined || number.value > 100) return undefined;
+      battery = number.value;
+      i = number.next;
     } else {
       return undefined;
     }
@@ -57,6 +65,7 @@ export function readCompactAnnouncement(payload: Buffer, at: number): Sighting |
   const sighting: Sighting = { deviceId, source: 'mqtt', at };
   if (deviceTypeId !== undefined) sighting.deviceTypeId = deviceTypeId;
   if (rssi !== undefined) sighting.rssi = rssi;
+  if (battery !== undefined) sighting.battery = battery;
   return sighting;
 }
 

@@ -14,7 +14,8 @@ export interface MqttSourceOptions {
   filter: string;
   /** The message in words, for the logs: "announcement", "BLE gateway message", ... */
   what: string;
-  read(topic: string, payload: Buffer, at: number): Reading;
+  /** `retained`: sent from the broker's store at subscribing, not as published (see MessageHandler). */
+  read(topic: string, payload: Buffer, at: number, retained: boolean): Reading;
   counters: Counters;
   logger: Logger;
   onSighting(sighting: Sighting): void;
@@ -37,10 +38,10 @@ export function startMqttSource(options: MqttSourceOptions): MqttSource {
   const failed = new RateLimitedWarning({ logger, now, summary: (n) => `${n} more ${what}s could not be handled` });
   let running = true;
 
-  options.connection.subscribe(options.filter, (topic, payload) => {
+  options.connection.subscribe(options.filter, (topic, payload, retained) => {
     if (!running) return;
     counters.announcements += 1;
-    const reading = read(topic, payload, now());
+    const reading = read(topic, payload, now(), retained === true);
     if (reading === undefined) return;
     if ('invalid' in reading) {
       counters.dropped += 1;

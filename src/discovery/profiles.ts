@@ -15,7 +15,8 @@ export interface Advertisement {
   localName?: string;
   /** Lower-case hex; noble writes 16-bit UUIDs without leading zeros (`fcd`, not `0fcd`). */
   serviceUuids?: readonly string[];
-  serviceData?: ReadonlyArray<{ uuid: string }>;
+  /** `data`, the bytes after the UUID, is read only once a profile matched (BTHome's battery). */
+  serviceData?: ReadonlyArray<{ uuid: string; data?: Uint8Array }>;
   /** As advertised: the company id first, little-endian. */
   manufacturerData?: Uint8Array;
 }

@@ -1,6 +1,10 @@
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { ProfileMatcher, ZigbeeDefinition } from './profiles.js';
 import type { Sighting } from './sighting.js';
+import type { SourceLiveness } from '../supervision/types.js';
+import type { MqttConnection } from '../mqtt/connection.js';
+import { startZigbeeButtonSource } from './zigbee-buttons.js';
+import { readBridgeState } from './zigbee-devices.js';
 
 // Zigbee2MQTT's bridge events (`<base>/bridge/event`): a button that joined the Zigbee network
 // and whose interview succeeded is a sighting when its definition (model, vendor) matches a Zigbee
@@ -56,10 +60,45 @@ export type ZigbeeSourceOptions = Omit<MqttSourceOptions, 'filter' | 'what' | 'r
   /** PANIC_PAIR_ZIGBEE2MQTT_PREFIX, e.g. `zigbee2mqtt`. */
   prefix: string;
   matcher: ProfileMatcher;
+  /** The bridge's own state (`<base>/bridge/state`), as the source `zigbee2mqtt`. */
+  onLiveness?(liveness: SourceLiveness): void;
+  /** Where the bridge state is subscribed, when not on `connection`: a source's state is no button heard. */
+  livenessConnection?: MqttConnection;
 };
 
-/** Zigbee2MQTT's bridge events as a source of sightings, through the Zigbee profiles. */
+/**
+ * Zigbee2MQTT as a source of sightings, through the Zigbee profiles: a button whose interview
+ * succeeded, and each report a known button sends afterwards (zigbee-buttons.ts); and the
+ * bridge's state, for supervision.
+ */
 export function startZigbeeSource(options: ZigbeeSourceOptions): MqttSource {
+  const sources = [startInterviewSource(options), startZigbeeButtonSource({ ...options, source: ZIGBEE_SOURCE })];
+  const { onLiveness } = options;
+  if (onLiveness !== undefined) {
+    sources.push(
+      startMqttSource({
+        ...options,
+        connection: options.livenessConnection ?? options.connection,
+        filter: `${options.prefix}/bridge/state`,
+        what: 'Zigbee2MQTT bridge state',
+        read: (_topic, payload) => {
+          if (payload.length === 0) return undefined;
+          const up = readBridgeState(payload);
+          if (typeof up !== 'boolean') return up;
+          onLiveness({ source: ZIGBEE_SOURCE, up });
+          return undefined;
+        },
+      }),
+    );
+  }
+  return {
+    stop() {
+      for (const source of sources) source.stop();
+    },
+  };
+}
+
+function startInterviewSource(options: ZigbeeSourceOptions): MqttSource {
   const { matcher, logger } = options;
   const read = (_topic: string, payload: Buffer, at: number): Reading => {
     const event = parseBridgeEvent(payload);

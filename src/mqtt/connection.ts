@@ -192,7 +192,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     if (client.connected && closing === undefined) requests.retryRefused(false);
   }, options.refusalRetryMs ?? 60_000);
   retry.unref();
-  client.on('message', (topic, payload) => subscriptions.dispatch(topic, payload, onHandlerError));
+  client.on('message', (topic, payload, packet) => subscriptions.dispatch(topic, payload, onHandlerError, packet.retain));
 
   function noteFailure(error?: Error | null): void {
     if (error && closing === undefined) problems.warn({ broker, error: messageOf(error) }, 'MQTT connection problem');

@@ -1,6 +1,10 @@
 import { PanicPairError } from '../errors.js';
 
-export type MessageHandler = (topic: string, payload: Buffer) => void;
+/**
+ * `retained`: the broker sent it from its store at a new subscription, not as it was published:
+ * it says nothing of when its publisher was last heard.
+ */
+export type MessageHandler = (topic: string, payload: Buffer, retained?: boolean) => void;
 
 const SLASH = 47;
 const PLUS = 43;
@@ -40,7 +44,7 @@ export class SubscriptionTable {
   }
 
   /** Calls every handler whose filter matches; `onError` hears a handler that threw. */
-  dispatch(topic: string, payload: Buffer, onError: (error: unknown, topic: string) => void): void {
+  dispatch(topic: string, payload: Buffer, onError: (error: unknown, topic: string) => void, retained = false): void {
     let handlers = topic === this.#lastTopic ? this.#lastHandlers : undefined;
     if (handlers === undefined) {
       handlers = this.#exact.get(topic);
@@ -49,18 +53,18 @@ export class SubscriptionTable {
         this.#lastHandlers = handlers;
       }
     }
-    if (handlers !== undefined) callAll(handlers, topic, payload, onError);
+    if (handlers !== undefined) callAll(handlers, topic, payload, onError, retained);
     for (let i = 0; i < this.#wildcards.length; i++) {
       const entry = this.#wildcards[i]!;
-      if (topicMatches(entry.filter, topic)) callAll(entry.handlers, topic, payload, onError);
+      if (topicMatches(entry.filter, topic)) callAll(entry.handlers, topic, payload, onError, retained);
     }
   }
 }
 
-function callAll(handlers: MessageHandler[], topic: string, payload: Buffer, onError: (error: unknown, topic: string) => void): void {
+function callAll(handlers: MessageHandler[], topic: string, payload: Buffer, onError: (error: unknown, topic: string) => void, retained: boolean): void {
   for (let i = 0; i < handlers.length; i++) {
     try {
-      handlers[i]!(topic, payload);
+      handlers[i]!(topic, payload, retained);
     } catch (error) {
       onError(error, topic);
     }

@@ -105,7 +105,7 @@ describe('status', () => {
       expect(result.code).toBe(state ? 0 : 1);
       const report = JSON.parse(result.stdout);
       expect(report).toMatchObject({ customerId: 42, healthy: state, mqtt: 'connected', ble: 'scanning' });
-      expect(Object.keys(report.counters).sort()).toEqual(['announcements', 'apiErrors', 'dropped', 'links']);
+      expect(Object.keys(report.counters).sort()).toEqual(['announcements', 'apiErrors', 'batteryDropped', 'dropped', 'links']);
       expect('entitled' in report).toBe(true);
     }
   });

@@ -37,7 +37,7 @@ describe('pair against an entitled customer', () => {
       entitled: true,
       mqtt: 'connected',
       ble: 'off',
-      counters: { announcements: expect.any(Number), dropped: expect.any(Number), links: expect.any(Number), apiErrors: 0 },
+      counters: { announcements: expect.any(Number), dropped: expect.any(Number), links: expect.any(Number), apiErrors: 0, batteryDropped: 0 },
     });
   });
 

@@ -12,6 +12,9 @@ describe('parseAnnouncement: valid', () => {
     ['{"deviceId":"a.b_c:d-E9","deviceTypeId":3}', { deviceId: 'a.b_c:d-E9', source: 'mqtt', at: AT, deviceTypeId: 3 }],
     ['{"deviceId":"X","deviceTypeId":7,"rssi":20}', { deviceId: 'X', source: 'mqtt', at: AT, deviceTypeId: 7, rssi: 20 }],
     ['{"deviceId":"X","rssi":-127}', { deviceId: 'X', source: 'mqtt', at: AT, rssi: -127 }],
+    ['{"deviceId":"X","battery":0}', { deviceId: 'X', source: 'mqtt', at: AT, battery: 0 }],
+    ['{ "deviceId": "X", "battery": 100, "rssi": -40 }', { deviceId: 'X', source: 'mqtt', at: AT, rssi: -40, battery: 100 }],
+    ['{"deviceId":"X","battery":55.0}', { deviceId: 'X', source: 'mqtt', at: AT, battery: 55 }],
     ['{"deviceId":"X","customerId":99,"extra":{"a":1}}', { deviceId: 'X', source: 'mqtt', at: AT }],
     [` \n{"deviceId":"${'A'.repeat(64)}"}\n`, { deviceId: 'A'.repeat(64), source: 'mqtt', at: AT }],
   ])('%s', (text, expected) => {
@@ -49,6 +52,11 @@ describe('parseAnnouncement: invalid', () => {
     ['rssi 1000', '{"deviceId":"A","rssi":1000}'],
     ['rssi -128', '{"deviceId":"A","rssi":-128}'],
     ['rssi 1e999 (Infinity)', '{"deviceId":"A","rssi":1e999}'],
+    ['battery 101', '{"deviceId":"A","battery":101}'],
+    ['battery -1', '{"deviceId":"A","battery":-1}'],
+    ['battery 50.5', '{"deviceId":"A","battery":50.5}'],
+    ['battery "50"', '{"deviceId":"A","battery":"50"}'],
+    ['battery null', '{"deviceId":"A","battery":null}'],
   ])('%s', (_name, text) => {
     const result = parse(text);
     expect(result).toHaveProperty('invalid');
@@ -63,6 +71,8 @@ describe('parseAnnouncement: invalid', () => {
     ['{"deviceId":"A","deviceTypeId":9007199254740993}', /^deviceTypeId must be an integer/],
     ['{"deviceId":"A","rssi":"x"}', /^rssi must be a number from -127 to 20/],
     ['{"deviceId":"A","rssi":21}', /^rssi must be a number from -127 to 20/],
+    ['{"deviceId":"A","battery":101}', /^battery must be an integer from 0 to 100/],
+    ['{"deviceId":"A","battery":"full"}', /^battery must be an integer from 0 to 100/],
     ['[1]', /^not a JSON object/],
     ['{"deviceId":', /^not JSON/],
   ])('says which rule %s breaks, for the log', (text, reason) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, profilesSchema, type Profile } from '../../src/config/profile.js';
 import { createCounters } from '../../src/daemon/counters.js';
-import { gatewayName, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
+import { addGatewayBattery, gatewayName, gatewayNameOfWill, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { connectMqtt } from '../../src/mqtt/connection.js';
@@ -21,8 +21,10 @@ describe('parseGatewayMessage', () => {
   it.each<[string, unknown, unknown]>([
     ['Theengs: manufacturer data as hex', THEENGS_PHONE, { address: '54:94:5E:9F:64:C4', rssi: -74, advertisement: { manufacturerData: Buffer.from('4c0010060319247bbc68', 'hex') } }],
     ['OpenMQTTGateway decoded: only the company id', OMG_BEACON, { address: '58:78:20:76:BC:24', rssi: -79, advertisement: { manufacturerData: Buffer.from('4c00', 'hex') } }],
-    ['Theengs: name and service data, uuid without 0x', { id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', servicedatauuid: 'fcd2', servicedata: '40', rssi: -58 }, { address: 'C4:64:9F:5E:94:54', rssi: -58, advertisement: { localName: 'PANIC-7F3A9C', serviceData: [{ uuid: 'fcd2' }] } }],
-    ['OpenMQTTGateway: uuid with 0x', { id: 'C4:64:9F:5E:94:54', servicedatauuid: '0xFDCD', servicedata: '0201' }, { address: 'C4:64:9F:5E:94:54', advertisement: { serviceData: [{ uuid: 'fdcd' }] } }],
+    ['Theengs: name and service data, uuid without 0x', { id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', servicedatauuid: 'fcd2', servicedata: '40', rssi: -58 }, { address: 'C4:64:9F:5E:94:54', rssi: -58, advertisement: { localName: 'PANIC-7F3A9C', serviceData: [{ uuid: 'fcd2', data: Buffer.from('40', 'hex') }] } }],
+    ['OpenMQTTGateway: uuid with 0x', { id: 'C4:64:9F:5E:94:54', servicedatauuid: '0xFDCD', servicedata: '0201' }, { address: 'C4:64:9F:5E:94:54', advertisement: { serviceData: [{ uuid: 'fdcd', data: Buffer.from('0201', 'hex') }] } }],
+    ['Theengs: a decoded battery', { id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', batt: 88 }, { address: 'C4:64:9F:5E:94:54', batt: 88, advertisement: { localName: 'PANIC-7F3A9C' } }],
+    ['a service data uuid without data', { id: 'C4:64:9F:5E:94:54', servicedatauuid: 'fcd2' }, { address: 'C4:64:9F:5E:94:54', advertisement: { serviceData: [{ uuid: 'fcd2' }] } }],
   ])('%s', (_name, payload, expected) => {
     expect(parseGatewayMessage(json(payload))).toEqual(expected);
   });
@@ -42,10 +44,38 @@ describe('parseGatewayMessage', () => {
     expect(parseGatewayMessage(payload)).toEqual({ invalid: reason });
   });
 
+  it('takes a battery from BTHome service data first, then Theengs\' batt, and counts one out of range', () => {
+    const battery = (payload: object): [Sighting, boolean] => {
+      const report = parseGatewayMessage(json({ id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', ...payload }));
+      if ('invalid' in report) throw new Error(report.invalid);
+      const sighting: Sighting = { deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 };
+      return [sighting, addGatewayBattery(sighting, report)];
+    };
+    // Theengs: 16-bit uuid without 0x; OpenMQTTGateway: with 0x; a 128-bit spelling too.
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4400210140' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 64 }, false]);
+    expect(battery({ servicedatauuid: '0xfcd2', servicedata: '4001091501' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 9, batteryLow: true }, false]);
+    expect(battery({ servicedatauuid: '0000fcd2-0000-1000-8000-00805f9b34fb', servicedata: '400132' })).toMatchObject([{ battery: 50 }, false]);
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '400150', batt: 12 })).toMatchObject([{ battery: 80 }, false]);
+    expect(battery({ batt: 77 })).toMatchObject([{ battery: 77 }, false]);
+    expect(battery({ batt: 0 })).toMatchObject([{ battery: 0 }, false]);
+    // Out of range or no number: the value dropped, counted, the sighting kept.
+    for (const batt of [101, -1, '50', null, true]) {
+      const [sighting, dropped] = battery({ batt });
+      expect(dropped).toBe(true);
+      expect(sighting).not.toHaveProperty('battery');
+    }
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4001c8' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, true]);
+    // Not BTHome (another uuid), encrypted BTHome: no battery, nothing dropped.
+    expect(battery({ servicedatauuid: 'fe95', servicedata: '400150' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, false]);
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '41a47266c95f730011223378237214' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, false]);
+  });
+
   it('names the gateway by its topic', () => {
     expect(gatewayName('home/TheengsGateway/BTtoMQTT/54945E9F64C4')).toBe('TheengsGateway');
     expect(gatewayName('home/OMG_ESP32_BLE/BTtoMQTT/587820')).toBe('OMG_ESP32_BLE');
     expect(gatewayName('ble/raw')).toBe('ble');
+    expect(gatewayNameOfWill('home/TheengsGateway/LWT')).toBe('TheengsGateway');
+    expect(gatewayNameOfWill('LWT')).toBe('LWT');
   });
 });
 

@@ -16,13 +16,15 @@ function reference(payload: Buffer): Sighting | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { deviceId, deviceTypeId, rssi } = value as Record<string, unknown>;
+  const { deviceId, deviceTypeId, rssi, battery } = value as Record<string, unknown>;
   if (typeof deviceId !== 'string' || !/^[A-Za-z0-9._:-]{1,64}$/.test(deviceId)) return undefined;
   if (deviceTypeId !== undefined && !Number.isSafeInteger(deviceTypeId)) return undefined;
   if (rssi !== undefined && (typeof rssi !== 'number' || !(rssi >= -127 && rssi <= 20))) return undefined;
+  if (battery !== undefined && (!Number.isSafeInteger(battery) || !((battery as number) >= 0 && (battery as number) <= 100))) return undefined;
   const sighting: Sighting = { deviceId, source: 'mqtt', at: AT };
   if (deviceTypeId !== undefined) sighting.deviceTypeId = deviceTypeId as number;
   if (rssi !== undefined) sighting.rssi = rssi;
+  if (battery !== undefined) sighting.battery = battery as number;
   return sighting;
 }
 
@@ -53,6 +55,19 @@ const CORPUS = [
   '{"deviceId":"7F3A9C","deviceTypeId":9007199254740993}',
   '{"deviceId":"7F3A9C","deviceTypeId":3.5}',
   '{"deviceId":"7F3A9C","rssi":-60,"rssi":-70}',
+  '{"deviceId":"7F3A9C","battery":87}',
+  '{"deviceId":"7F3A9C","rssi":-52,"battery":0}',
+  '{"deviceId":"7F3A9C","battery":100,"rssi":-52,"deviceTypeId":3}',
+  '{"deviceId":"7F3A9C","deviceTypeId":3,"battery":15}',
+  '{"deviceId":"7F3A9C","battery":101}',
+  '{"deviceId":"7F3A9C","battery":-1}',
+  '{"deviceId":"7F3A9C","battery":050}',
+  '{"deviceId":"7F3A9C","battery":50.5}',
+  '{"deviceId":"7F3A9C","battery":5e1}',
+  '{"deviceId":"7F3A9C","battery":"50"}',
+  '{"deviceId":"7F3A9C","battery":null}',
+  '{"deviceId":"7F3A9C","battery":1000}',
+  '{"deviceId":"7F3A9C","battery":50,"battery":60}',
   '{"deviceId":"7F3A9C","deviceTypeId":1,"deviceTypeId":2}',
   '{"deviceId":"7F3A9C","deviceId":"OTHER"}',
   '{"deviceId":"7F3A9C","customerId":99}',
@@ -85,6 +100,7 @@ describe('readCompactAnnouncement', () => {
   it('reads the compact form a button sends', () => {
     expect(compact('{"deviceId":"7F3A9C","rssi":-52}')).toStrictEqual({ deviceId: '7F3A9C', source: 'mqtt', at: AT, rssi: -52 });
     expect(compact('{"deviceId":"X","rssi":-60,"deviceTypeId":3}')).toStrictEqual({ deviceId: 'X', source: 'mqtt', at: AT, deviceTypeId: 3, rssi: -60 });
+    expect(compact('{"deviceId":"X","rssi":-60,"battery":42}')).toStrictEqual({ deviceId: 'X', source: 'mqtt', at: AT, rssi: -60, battery: 42 });
   });
 
   it.each(CORPUS)('agrees with JSON.parse on %s', (text) => {

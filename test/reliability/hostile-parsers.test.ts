@@ -5,7 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createCounters } from '../../src/daemon/counters.js';
 import { parseAnnouncement } from '../../src/discovery/announce.js';
 import { startBleSource } from '../../src/discovery/ble.js';
-import { parseGatewayMessage } from '../../src/discovery/ble-gateway.js';
+import { addGatewayBattery, parseGatewayMessage } from '../../src/discovery/ble-gateway.js';
+import { addBthomeBattery, readBthome } from '../../src/discovery/bthome.js';
+import { readLivenessWord } from '../../src/discovery/source-liveness.js';
+import { addZigbeeBattery, parseDeviceList, readBridgeState, readDeviceReport } from '../../src/discovery/zigbee-devices.js';
 import { parseCapture } from '../../src/discovery/btsnoop.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher, type Advertisement, type ProfileResult } from '../../src/discovery/profiles.js';
@@ -28,7 +31,7 @@ import { seededRandom, testSeed, type SeededRandom } from './support/seeded-rand
 
 const RUNS = 4_000;
 const SEED = testSeed(0x5eed_0001);
-const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId']);
+const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow']);
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 const matcher = new ProfileMatcher(FUZZ_PROFILES);
 
@@ -63,6 +66,8 @@ function expectWellFormedSighting(sighting: Sighting): void {
   for (const key of Object.keys(sighting)) expect(SIGHTING_KEYS.has(key), key).toBe(true);
   if (sighting.rssi !== undefined) expect(sighting.rssi >= -127 && sighting.rssi <= 20).toBe(true);
   if (sighting.deviceTypeId !== undefined) expect(Number.isSafeInteger(sighting.deviceTypeId)).toBe(true);
+  if (sighting.battery !== undefined) expect(sighting.battery >= 0 && sighting.battery <= 100, String(sighting.battery)).toBe(true);
+  if (sighting.batteryLow !== undefined) expect(typeof sighting.batteryLow).toBe('boolean');
 }
 
 const payloads = (target: HostileTarget) => (random: SeededRandom) => hostilePayload(random, target);
@@ -92,7 +97,12 @@ describe('MQTT payloads from anyone on the broker', () => {
       if ('invalid' in report) return;
       tally.reports++;
       const match = matcher.advertisement(report.advertisement, report.address);
-      if (match?.ok) tally.matched++;
+      if (match?.ok) {
+        tally.matched++;
+        const sighting: Sighting = { deviceId: match.deviceId, source: 'ble-gateway:fuzz', at: 0 };
+        addGatewayBattery(sighting, report);
+        expectWellFormedSighting(sighting);
+      }
       expectWellFormedMatch(match);
     });
     expect(tally.reports).toBeGreaterThan(RUNS / 20);
@@ -111,6 +121,27 @@ describe('MQTT payloads from anyone on the broker', () => {
     });
     expect(tally.joined).toBeGreaterThan(0);
     expect(tally.matched).toBeGreaterThan(0);
+  });
+
+  it('Zigbee2MQTT device lists, device reports and bridge state; gateways\' last wills: never throw', () => {
+    const tally = { lists: 0, reports: 0, states: 0 };
+    fuzz('Zigbee2MQTT and last wills', payloads('zigbee'), (payload) => {
+      const list = parseDeviceList(payload);
+      if (Array.isArray(list)) tally.lists++;
+      else expect(typeof list.invalid).toBe('string');
+      const report = readDeviceReport(payload);
+      if (!('invalid' in report)) {
+        tally.reports++;
+        const sighting: Sighting = { deviceId: '0x00124b00088ccd58', source: 'zigbee2mqtt', at: 0 };
+        addZigbeeBattery(sighting, report);
+        expectWellFormedSighting(sighting);
+      }
+      for (const up of [readBridgeState(payload), readLivenessWord(payload)]) {
+        if (typeof up === 'boolean') tally.states++;
+        else expect(typeof up.invalid).toBe('string');
+      }
+    });
+    expect(tally.reports).toBeGreaterThan(RUNS / 20);
   });
 
   it('a __proto__ key is an own property of the message, never a prototype', () => {
@@ -172,6 +203,27 @@ describe('BLE advertisement data', () => {
   });
 });
 
+describe('BTHome service data', () => {
+  it('never throws; a battery read is always 0 to 100', () => {
+    const tally = { batteries: 0 };
+    fuzz('readBthome', (random) => {
+      const bytes = random.bytes(random.int(0, 31));
+      // Mostly version 2, unencrypted, so the objects are read.
+      if (bytes.length > 0 && random.chance(0.8)) bytes[0] = 0x40 | (bytes[0]! & 0x06);
+      if (bytes.length > 1 && random.chance(0.3)) bytes[1] = random.pick([0x00, 0x01, 0x15, 0x53, 0x54]);
+      return bytes;
+    }, (bytes) => {
+      const reading = readBthome(bytes);
+      if ('invalid' in reading) return expect(typeof reading.invalid).toBe('string');
+      if (reading.battery !== undefined) tally.batteries++;
+      const sighting: Sighting = { deviceId: 'A', source: 'ble', at: 0 };
+      addBthomeBattery(sighting, reading);
+      expectWellFormedSighting(sighting);
+    });
+    expect(tally.batteries).toBeGreaterThan(0);
+  });
+});
+
 describe('btsnoop captures (PANIC_PAIR_BLE_REPLAY)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-fuzz-capture-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -198,7 +250,7 @@ function randomAdvertisement(random: SeededRandom): Advertisement {
   const advertisement: Advertisement = {};
   if (random.chance(0.7)) advertisement.localName = random.chance(0.5) ? `PANIC-${random.text('AZaz09._:-/ é\u0000', random.int(0, 80))}` : String(randomJson(random, 0));
   if (random.chance(0.4)) advertisement.serviceUuids = Array.from({ length: random.int(0, 4) }, () => random.pick(['fcd2', 'fd2', random.bytes(random.int(0, 18)).toString('hex')]));
-  if (random.chance(0.4)) advertisement.serviceData = Array.from({ length: random.int(0, 3) }, () => ({ uuid: random.pick(['fcd2', '0000fcd2', random.bytes(2).toString('hex')]) }));
+  if (random.chance(0.4)) advertisement.serviceData = Array.from({ length: random.int(0, 3) }, () => ({ uuid: random.pick(['fcd2', '0000fcd2', random.bytes(2).toString('hex')]), data: random.bytes(random.int(0, 27)) }));
   if (random.chance(0.6)) {
     const bytes = random.bytes(random.int(0, 40));
     if (random.chance(0.5) && bytes.length >= 2) bytes.writeUInt16LE(0x0059, 0);

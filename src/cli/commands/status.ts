@@ -55,7 +55,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['auto-pair', report.autoPair ? 'on' : 'off'],
     ['Home Assistant', report.homeAssistant ? `discovery on, under ${report.homeAssistant.discoveryPrefix}/` : 'discovery off'],
     ['window', report.windowOpenUntil ? `open until ${report.windowOpenUntil}` : 'closed'],
-    ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}`],
+    ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}, battery values dropped ${c.batteryDropped ?? 0}`],
     ['health', report.healthy ? 'healthy' : 'DEGRADED'],
     ...report.problems.map((problem): [string, string] => ['problem', problem]),
   ];

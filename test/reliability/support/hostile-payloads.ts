@@ -61,6 +61,7 @@ export function template(random: SeededRandom, target: HostileTarget): Record<st
       const message: Record<string, Json> = { deviceId: fuzzDeviceId(random) };
       if (random.chance(0.5)) message.deviceTypeId = random.int(-5, 1000);
       if (random.chance(0.5)) message.rssi = random.int(-130, 25);
+      if (random.chance(0.3)) message.battery = random.int(-5, 110);
       return message;
     }
     case 'gateway': {
@@ -69,7 +70,8 @@ export function template(random: SeededRandom, target: HostileTarget): Record<st
       if (random.chance(0.4)) message.manufacturerdata = `5900${hex(random, random.int(0, 24))}`;
       if (random.chance(0.2)) message.mfid = hex(random, 4);
       if (random.chance(0.3)) message.servicedatauuid = random.pick(['fcd2', '0xfcd2', '0000fcd2-0000-1000-8000-00805f9b34fb', hex(random, random.int(0, 40))]);
-      if (random.chance(0.3)) message.servicedata = hex(random, random.int(0, 20));
+      if (random.chance(0.3)) message.servicedata = random.chance(0.5) ? `40${hex(random, 2 * random.int(0, 12))}` : hex(random, random.int(0, 20));
+      if (random.chance(0.2)) message.batt = random.chance(0.8) ? random.int(-5, 120) : randomJson(random, 0);
       return message;
     }
     case 'zigbee': {
