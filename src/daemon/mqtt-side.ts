@@ -17,6 +17,8 @@ import type { PairingEngine } from '../pairing/engine.js';
 import { packageVersion } from '../version.js';
 import type { Counters } from './counters.js';
 import { refusedHearing, type MqttDetail } from './mqtt-status.js';
+import { publishSupervision, type SupervisionFeed } from './mqtt-supervision.js';
+import type { DeviceRow } from '../supervision/types.js';
 
 export interface MqttSide {
   state(): 'connecting' | 'connected' | 'disconnected';
@@ -48,6 +50,8 @@ export function startMqttSide(options: {
   logger: Logger;
   /** Where the sources' sightings go: supervision, then the engine. */
   onSighting?: (sighting: Sighting) => void;
+  /** Supervision's changes, published (CONTRACT.md section 17), and the rows with their liveness. */
+  supervision?: SupervisionFeed & { rows(): DeviceRow[] };
 }): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
@@ -71,12 +75,15 @@ export function startMqttSide(options: {
       : startHomeAssistant({
           connection,
           hub: { prefix: config.mqttPrefix, discoveryPrefix: config.homeAssistant.prefix, version: packageVersion() },
-          devices: () => engine.devices(),
+          devices: () => options.supervision?.rows() ?? engine.devices(),
           logger,
         });
   if (homeAssistant !== undefined) {
     engine.onDevice((record) => homeAssistant.deviceChanged(record));
     engine.onForget((deviceId) => homeAssistant.forgotten(deviceId));
+  }
+  if (options.supervision !== undefined) {
+    publishSupervision({ connection, prefix: config.mqttPrefix, engine, supervision: options.supervision, homeAssistant });
   }
   // The filters sources hear buttons on, as opposed to what outputs may subscribe to.
   const hearing = new Set<string>();

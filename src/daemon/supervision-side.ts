@@ -16,14 +16,17 @@ import type { MqttSide } from './mqtt-side.js';
 
 export interface HearingSides {
   ble: Pick<BleSide, 'state'> | undefined;
-  mqtt: Pick<MqttSide, 'state'> | undefined;
+  mqtt: Pick<MqttSide, 'state' | 'sourceLiveness'> | undefined;
 }
 
-/** Whether a source can hear now: its side works (BLE scanning, the broker connected). */
+/** Whether a source can hear now: its side works (BLE scanning, the broker connected), and a
+ * gateway or Zigbee2MQTT's bridge has not said it is offline (one never heard from counts as up). */
 export function sourceWorks(source: string, sides: HearingSides): boolean {
   if (source === BLE_SOURCE) return sides.ble?.state === 'scanning';
   if (sides.mqtt === undefined || sides.mqtt.state() !== 'connected') return false;
-  return source === 'mqtt' || source === ZIGBEE_SOURCE || source.startsWith(`${GATEWAY_SOURCE_PREFIX}:`);
+  if (source === 'mqtt') return true;
+  if (source !== ZIGBEE_SOURCE && !source.startsWith(`${GATEWAY_SOURCE_PREFIX}:`)) return false;
+  return sides.mqtt.sourceLiveness().find((liveness) => liveness.source === source)?.up !== false;
 }
 
 export function createSupervisor(options: { config: Config; store: PairingStore; engine: PairingEngine; sides: HearingSides; logger: Logger }): Supervisor {
