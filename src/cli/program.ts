@@ -104,6 +104,18 @@ export function buildProgram(): Command {
     .action(async (options) => (await import('./commands/bridge-config.js')).bridgeConfigCommand(options));
 
   program
+    .command('fleet')
+    .description('every hub on the central broker, one row a hub, worst first: offline, stale, unreadable, unhealthy, healthy; exit 0 when all are healthy')
+    .requiredOption('--central <url>', 'the central broker, mqtt://host:port or mqtts://host:port')
+    .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")
+    .option('--certfile <file>', 'PEM certificate of this reader, when the central broker asks for one (with --keyfile)')
+    .option('--keyfile <file>', 'PEM key of that certificate (not readable by others)')
+    .option('--json', 'print the rows as a JSON array (with --watch: one JSON row a line)')
+    .option('--prometheus', "print the Prometheus text format, for node_exporter's textfile collector or a scrape")
+    .option('--watch', "keep reading, and print a hub's row each time it changes")
+    .action(async (options) => (await import('./commands/fleet.js')).fleetCommand(options));
+
+  program
     .command('demo')
     .description('the whole job on embedded defaults: simulator, MQTT broker, daemon and a simulated button')
     .action(async () => (await import('./commands/demo.js')).demoCommand());

@@ -22,13 +22,19 @@ function usage(message: string): PanicPairError {
   return new PanicPairError('usage', message);
 }
 
+/** 1 to 64 of `A-Z a-z 0-9 . _ -`: one topic level, never a separator or a wildcard. */
+export function isHubId(value: string): boolean {
+  return HUB_ID.test(value);
+}
+
 export function checkHubId(hubId: string): string {
-  if (HUB_ID.test(hubId)) return hubId;
+  if (isHubId(hubId)) return hubId;
   const why = /[/+#]/.test(hubId) ? " (a / + or # would put the hub's topics outside hubs/<hub-id>/)" : '';
   throw usage(`--hub-id ${JSON.stringify(hubId)} is not a hub id${why}: use 1 to 64 characters of A-Z a-z 0-9 . _ -`);
 }
 
-export function checkCentral(value: string): { host: string; port: number; tls: boolean } {
+/** `who` is told to use a client certificate in place of a password in the URL. */
+export function checkCentral(value: string, who = 'the hub'): { host: string; port: number; tls: boolean } {
   let url: URL;
   try {
     url = new URL(value);
@@ -40,7 +46,7 @@ export function checkCentral(value: string): { host: string; port: number; tls: 
   if (url.hostname === '') throw usage('--central names no host; expected mqtt://host:port or mqtts://host:port');
   // The printed file would hold the password in clear, readable wherever it is copied.
   if (url.username !== '' || url.password !== '') {
-    throw usage('--central must not carry a user or password: give the hub a client certificate (--certfile and --keyfile)');
+    throw usage(`--central must not carry a user or password: give ${who} a client certificate (--certfile and --keyfile)`);
   }
   if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
     throw usage('--central must be only mqtt(s)://host:port, without a path or query');

@@ -19,10 +19,12 @@ export interface FailureContext {
   url: URL;
   username?: string;
   passwordFile?: string;
+  /** The settings the fixes name; default the daemon's (PANIC_PAIR_MQTT_URL, PANIC_PAIR_MQTT_CA_FILE). */
+  settings?: { url: string; ca: string };
 }
 
-const URL_SETTING = 'PANIC_PAIR_MQTT_URL';
-const CA_SETTING = 'PANIC_PAIR_MQTT_CA_FILE';
+const DAEMON_URL_SETTING = 'PANIC_PAIR_MQTT_URL';
+const DAEMON_CA_SETTING = 'PANIC_PAIR_MQTT_CA_FILE';
 const TRUST_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -39,6 +41,8 @@ const LOGIN_CODES = new Set<unknown>([4, 5, 0x86, 0x87, 0x8c]);
 /** `error` undefined: no answer within the connect time-out. */
 export function describeConnectFailure(error: Error | undefined, context: FailureContext): ConnectFailure {
   const { broker, url } = context;
+  const urlSetting = context.settings?.url ?? DAEMON_URL_SETTING;
+  const caSetting = context.settings?.ca ?? DAEMON_CA_SETTING;
   const code = errorCodeOf(error);
   const message = error?.message ?? 'no answer';
   // An altname error carries the certificate; a certificate not trusted is never read (TLS is
@@ -51,28 +55,28 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: 'no answer from the broker',
       detail: `no MQTT connection to ${broker} in time`,
-      fix: `check ${URL_SETTING} (mqtt:// or mqtts://, host and port) and, for mqtts, ${CA_SETTING}`,
+      fix: `check ${urlSetting} (mqtt:// or mqtts://, host and port) and, for mqtts, ${caSetting}`,
     };
   }
   if (typeof code === 'string' && TRUST_CODES.has(code)) {
     return {
       reason: `the broker's certificate is not trusted: ${message}`,
       detail: `the broker at ${broker} presented a certificate the hub does not trust: ${message}${named}`,
-      fix: `point ${CA_SETTING} at the PEM file of the CA that signed the broker's certificate (${showCertificate})`,
+      fix: `point ${caSetting} at the PEM file of the CA that signed the broker's certificate (${showCertificate})`,
     };
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     return {
       reason: `the broker's certificate does not name ${url.hostname}`,
       detail: `the broker's certificate does not name ${url.hostname}: ${message}${named}`,
-      fix: `use in ${URL_SETTING} a host name the broker's certificate names${named}, or give the certificate ${url.hostname} in its subjectAltName`,
+      fix: `use in ${urlSetting} a host name the broker's certificate names${named}, or give the certificate ${url.hostname} in its subjectAltName`,
     };
   }
   if (code === 'CERT_NOT_YET_VALID') {
     return {
       reason: `the broker's certificate is not yet valid (is the hub's clock set?)`,
       detail: `the broker's certificate at ${broker} is not yet valid by the hub's clock`,
-      fix: `set the hub's clock (timedatectl; NTP), or check the certificate's dates; ${CA_SETTING} names the CA`,
+      fix: `set the hub's clock (timedatectl; NTP), or check the certificate's dates; ${caSetting} names the CA`,
     };
   }
   if (LOGIN_CODES.has(code)) {
@@ -88,17 +92,17 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: 'connection refused',
       detail: `no MQTT broker answers at ${broker} (connection refused)`,
-      fix: `start the broker (e.g. systemctl start mosquitto) or correct ${URL_SETTING}`,
+      fix: `start the broker (e.g. systemctl start mosquitto) or correct ${urlSetting}`,
     };
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-    return { reason: `${url.hostname} does not resolve`, detail: `the broker's host name in ${broker} does not resolve`, fix: `correct ${URL_SETTING}, or the hub's DNS` };
+    return { reason: `${url.hostname} does not resolve`, detail: `the broker's host name in ${broker} does not resolve`, fix: `correct ${urlSetting}, or the hub's DNS` };
   }
   if (url.protocol === 'mqtt:' && (code === 'ECONNRESET' || code === 'EPIPE')) {
     return {
       reason: `the broker reset the connection (${message}); the port may want mqtts://`,
       detail: `the broker at ${broker} reset the connection at once: ${message}`,
-      fix: `the port may be a TLS listener and want mqtts:// (e.g. mqtts://${url.hostname}:${url.port || '8883'}); correct ${URL_SETTING}`,
+      fix: `the port may be a TLS listener and want mqtts:// (e.g. mqtts://${url.hostname}:${url.port || '8883'}); correct ${urlSetting}`,
     };
   }
   // A plain listener answers a TLS handshake with garbage (wrong version number) or a reset.
@@ -107,10 +111,10 @@ export function describeConnectFailure(error: Error | undefined, context: Failur
     return {
       reason: `no TLS answer at ${broker} (${message}); the port may want mqtt://`,
       detail: `the broker at ${broker} did not complete a TLS handshake on that port: ${message}`,
-      fix: `use mqtt:// for a plain listener (e.g. mqtt://${url.hostname}:${url.port || '1883'}), or the broker's TLS port (often 8883), in ${URL_SETTING}`,
+      fix: `use mqtt:// for a plain listener (e.g. mqtt://${url.hostname}:${url.port || '1883'}), or the broker's TLS port (often 8883), in ${urlSetting}`,
     };
   }
-  return { reason: message, detail: `cannot connect to the broker at ${broker}: ${message}`, fix: `check ${URL_SETTING} and the hub's network` };
+  return { reason: message, detail: `cannot connect to the broker at ${broker}: ${message}`, fix: `check ${urlSetting} and the hub's network` };
 }
 
 interface CertificateFields {

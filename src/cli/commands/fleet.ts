@@ -1,0 +1,57 @@
+import { PanicPairError } from '../../errors.js';
+import { centralSettingsOf, type CentralFlags } from '../../fleet/central-input.js';
+import { READ_LIMIT_MS } from '../../fleet/central-reader.js';
+import { fleetTable, rowLine } from '../../fleet/fleet-text.js';
+import { readFleet } from '../../fleet/fleet-snapshot.js';
+import { watchFleet } from '../../fleet/fleet-watch.js';
+import { prometheusText } from '../../fleet/prometheus.js';
+import { EXIT } from '../exit-codes.js';
+import { printJson, printLine } from '../render.js';
+
+// `panic-pair fleet` (CONTRACT.md section 16): every hub's row from the central broker. Exit 0
+// when every hub is healthy, 1 otherwise (none found included), 2 when the broker cannot be read.
+
+export type FleetOptions = CentralFlags & { json?: boolean; prometheus?: boolean; watch?: boolean };
+
+export async function fleetCommand(options: FleetOptions): Promise<void> {
+  if (options.json === true && options.prometheus === true) throw new PanicPairError('usage', '--json and --prometheus are two outputs: give one');
+  if (options.watch === true && options.prometheus === true) {
+    throw new PanicPairError('usage', '--prometheus is one reading, not a stream: run it from cron or a scrape, without --watch');
+  }
+  const settings = centralSettingsOf(options);
+  if (options.watch === true) return watch(options, settings);
+  const { rows, end, at } = await readFleet(settings);
+  if (end.by === 'limit') {
+    process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
+  }
+  if (options.json === true) printJson(rows);
+  else if (options.prometheus === true) process.stdout.write(prometheusText(rows, at));
+  else process.stdout.write(fleetTable(rows));
+  const allHealthy = rows.length > 0 && rows.every((row) => row.state === 'healthy');
+  process.exitCode = allHealthy ? EXIT.ok : EXIT.failure;
+}
+
+async function watch(options: FleetOptions, settings: ReturnType<typeof centralSettingsOf>): Promise<void> {
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await watchFleet(
+      settings,
+      {
+        row: (row, now) => printLine(options.json === true ? JSON.stringify({ at: new Date(now).toISOString(), ...row }) : `${clock(now)} ${rowLine(row)}`),
+        note: (text) => process.stderr.write(`panic-pair: ${text}\n`),
+      },
+      stop.signal,
+    );
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+/** `14:02:11` on the reader's clock. */
+function clock(at: number): string {
+  return new Date(at).toTimeString().slice(0, 8);
+}
