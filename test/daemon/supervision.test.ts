@@ -21,7 +21,7 @@ describe('a linked button that falls silent', () => {
   let ticker: NodeJS.Timeout | undefined;
   beforeAll(async () => {
     hub = await startHarness({ logLevel: 'info' });
-    watcher = await observe(hub.broker.url, [`${hub.prefix}/health`]);
+    watcher = await observe(hub.broker.url, [`${hub.prefix}/health`, `${hub.prefix}/devices/${DEVICE}/availability`]);
   });
   afterAll(async () => {
     clearInterval(ticker);
@@ -31,7 +31,7 @@ describe('a linked button that falls silent', () => {
 
   const row = async (): Promise<DeviceRow | undefined> => (await hub.cliJson<DeviceRow[]>(['devices'])).find((d) => d.deviceId === DEVICE);
   const keepAnnouncing = (): void => {
-    ticker = setInterval(() => void hub.announce(DEVICE).catch(() => undefined), 1_000);
+    ticker = setInterval(() => void hub.announce(DEVICE, { battery: 80 }).catch(() => undefined), 1_000);
   };
 
   it('is missing in status, devices and health within its deadline plus a minute, and online at its next report', async () => {
@@ -43,7 +43,10 @@ describe('a linked button that falls silent', () => {
       const r = await row();
       return r?.supervision === 'online' && r.deadlineSeconds !== undefined && r.deadlineSeconds !== null && r.deadlineSeconds < 120 ? r : undefined;
     }, { timeoutMs: 30_000, intervalMs: 500, what: 'the button online with a learned deadline' });
-    expect(learned).toMatchObject({ state: 'linked', supervision: 'online', battery: null, batteryLow: false, lastHeard: expect.stringMatching(/Z$/) });
+    expect(learned).toMatchObject({ state: 'linked', supervision: 'online', batteryLow: false, lastHeard: expect.stringMatching(/Z$/) });
+    await waitFor(async () => (await row())?.battery === 80, { timeoutMs: 5_000, what: 'the battery from the announcements' });
+    const availability = (): string[] => watcher.payloads(`${hub.prefix}/devices/${DEVICE}/availability`);
+    await waitFor(() => availability().at(-1) === '{"state":"online"}', { timeoutMs: 10_000, what: 'the retained availability online' });
 
     clearInterval(ticker);
     const silentAt = Date.now();
@@ -66,10 +69,22 @@ describe('a linked button that falls silent', () => {
       what: 'the health naming the missing button',
     });
     expect(hub.output()).toMatch(/button missing: not heard within its deadline/);
+    await waitFor(() => availability().at(-1) === '{"state":"offline"}', { timeoutMs: 10_000, what: "the retained availability offline (Zigbee2MQTT's form)" });
 
     await hub.announce(DEVICE);
     await waitFor(async () => (await hub.status()).buttons.online === 1, { timeoutMs: 10_000, what: 'the button online again' });
     expect((await hub.status()).healthy).toBe(true);
+    await waitFor(() => availability().at(-1) === '{"state":"online"}', { timeoutMs: 10_000, what: 'the retained availability online again' });
+
+    // A low battery is a problem of its own, not missing.
+    await hub.announce(DEVICE, { battery: 15 });
+    const low = await waitFor(async () => {
+      const report = await hub.status();
+      return report.buttons.batteryLow === 1 ? report : undefined;
+    }, { timeoutMs: 10_000, what: 'the low battery' });
+    expect(low.problems).toContain(`button ${DEVICE} battery 15 % (low)`);
+    expect(low.buttons.missing).toBe(0);
+    await hub.announce(DEVICE, { battery: 90 });
   }, 240_000);
 
   it('a restart keeps the last-heard time and shows no false missing', async () => {
@@ -80,7 +95,8 @@ describe('a linked button that falls silent', () => {
     expect(exit.code).toBe(0);
     const saved = JSON.parse(readFileSync(hub.storeFile, 'utf8')) as { schemaVersion: number; heard: { devices: Record<string, { lastHeard: string }> } };
     expect(saved.schemaVersion).toBe(2);
-    expect(Date.parse(saved.heard.devices[DEVICE]!.lastHeard)).toBeGreaterThanOrEqual(Date.parse(before!.lastHeard!));
+    // Both are the wall time of the same monotonic instant, read a moment apart: equal to the millisecond or so.
+    expect(Date.parse(saved.heard.devices[DEVICE]!.lastHeard)).toBeGreaterThanOrEqual(Date.parse(before!.lastHeard!) - 1_000);
     const missingLines = (hub.output().match(/button missing/g) ?? []).length;
 
     await hub.restart();
