@@ -10,6 +10,8 @@ import { readBridgeState } from './zigbee-devices.js';
 // and whose interview succeeded is a sighting when its definition (model, vendor) matches a Zigbee
 // profile; its IEEE address (`0x00124b00088ccd58`) is the deviceId and `zigbee2mqtt` the source.
 // Every other event (joined, announce, leave, an interview started or failed) is heard and ignored.
+// A known button's own reports are sightings too (zigbee-buttons.ts), and the bridge's state
+// (`<base>/bridge/state`) is the source's liveness, for supervision (CONTRACT.md section 17).
 
 export const ZIGBEE_SOURCE = 'zigbee2mqtt';
 export const MAX_BRIDGE_EVENT_BYTES = 64 * 1024;

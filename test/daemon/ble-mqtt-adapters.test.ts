@@ -89,4 +89,14 @@ describe('BLE gateways and Zigbee2MQTT feeding the daemon', () => {
     const result = await pressUntil(hub.cli(['pair', 'GWAFTER']), 'site/TheengsGateway/BTtoMQTT/C4649F5E9454', [theengs('PANIC-GWAFTER', -60)]);
     expect(result.code, result.stderr).toBe(0);
   });
+
+  it('counts a battery out of range in status --json (batteryDropped), keeping the sighting', async () => {
+    const before = (await hub.status()).counters;
+    const report = JSON.stringify({ id: 'C4:64:9F:5E:94:57', name: 'PANIC-GWBATT', rssi: -60, servicedatauuid: 'fcd2', servicedata: '4001fa' });
+    const scan = await pressUntil(hub.cli(['scan', '--seconds', '1', '--json']), 'site/TheengsGateway/BTtoMQTT/C4649F5E9457', [report]);
+    expect((JSON.parse(scan.stdout) as ScanEntry[]).find((entry) => entry.deviceId === 'GWBATT')).toMatchObject({ source: 'ble-gateway:TheengsGateway' });
+    const after = (await hub.status()).counters;
+    expect(after.batteryDropped - before.batteryDropped).toBeGreaterThanOrEqual(1);
+    expect(after.dropped).toBe(before.dropped);
+  });
 });
