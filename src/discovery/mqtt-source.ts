@@ -48,6 +48,9 @@ export function startMqttSource(options: MqttSourceOptions): MqttSource {
       invalid.warn({ topic, reason: reading.invalid, bytes: payload.length }, `invalid ${what} dropped`);
       return;
     }
+    // The broker's stored copy of an old message says nothing of the button now: supervision must
+    // not take it for a report at each (re)connect (CONTRACT.md section 17).
+    if (retained === true) reading.retained = true;
     try {
       onSighting(reading);
     } catch (error) {

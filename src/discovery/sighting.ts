@@ -17,6 +17,8 @@ export interface Sighting {
   batteryLow?: boolean;
   /** The profile that recognised it, when one did: its supervisionSeconds and triggerOnly apply. */
   profile?: string;
+  /** A retained MQTT message: the broker's copy of an old report, not a sign of life now. */
+  retained?: true;
 }
 
 /** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */

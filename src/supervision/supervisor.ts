@@ -87,7 +87,7 @@ export class Supervisor {
   /** The hot path: every valid sighting from every source. */
   heard(sighting: Sighting): void {
     const button = this.#buttons.get(sighting.deviceId);
-    if (button === undefined) return;
+    if (button === undefined || sighting.retained === true) return;
     const at = sighting.at;
     if (button.lastAt === undefined || at > button.lastAt) button.lastAt = at;
     button.learner.report(at);

@@ -301,3 +301,15 @@ describe('store writes at rest', () => {
     expect(r.saves.length).toBe(before + 1);
   });
 });
+
+describe('what is no report', () => {
+  it("a retained MQTT message (the broker's old copy) does not make a silent button online", async () => {
+    const r = rig({ maxSeconds: 3600 });
+    r.supervisor.load([linked('OLD')], undefined);
+    r.supervisor.heard({ deviceId: 'OLD', source: 'mqtt', at: r.clock.now, retained: true });
+    expect(r.supervision('OLD')).toBe('unknown');
+    expect(r.supervisor.liveness('OLD')?.lastHeard).toBeNull();
+    await r.run(2 * HOUR);
+    expect(r.supervision('OLD')).toBe('missing');
+  });
+});
