@@ -122,6 +122,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       devices: engine.devices(),
       buttons: supervisor.counts(),
       buttonProblems: supervisor.problems(),
+      supervision: config.supervision.on ? 'on' : 'off',
       autoPair: config.autoPair,
       ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),

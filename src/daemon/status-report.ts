@@ -41,6 +41,8 @@ export interface StatusReport {
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
   /** CONTRACT.md section 17: the linked buttons by supervision, and those with a low battery. */
   buttons: ButtonCounts;
+  /** PANIC_PAIR_SUPERVISION; older daemons send none. */
+  supervision?: 'on' | 'off';
   autoPair: boolean;
   /** Home Assistant discovery: the prefix its configs are published under, when it is on. */
   homeAssistant?: { discoveryPrefix: string };

@@ -29,6 +29,7 @@ export interface StatusInputs {
   /** CONTRACT.md section 17: counts over the linked buttons, and their problems in words. */
   buttons?: ButtonCounts;
   buttonProblems?: readonly string[];
+  supervision?: 'on' | 'off';
   autoPair: boolean;
   homeAssistantPrefix?: string;
   windowOpenUntil?: number;
@@ -83,6 +84,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;
   if (inputs.bleReason !== undefined) report.bleReason = inputs.bleReason;
   if (inputs.uptimeSeconds !== undefined) report.uptimeSeconds = inputs.uptimeSeconds;
+  if (inputs.supervision !== undefined) report.supervision = inputs.supervision;
   if (inputs.homeAssistantPrefix !== undefined) report.homeAssistant = { discoveryPrefix: inputs.homeAssistantPrefix };
   if (inputs.windowOpenUntil !== undefined) report.windowOpenUntil = new Date(inputs.windowOpenUntil).toISOString();
   return report;
