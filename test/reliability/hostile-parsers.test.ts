@@ -31,7 +31,7 @@ import { seededRandom, testSeed, type SeededRandom } from './support/seeded-rand
 
 const RUNS = 4_000;
 const SEED = testSeed(0x5eed_0001);
-const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow']);
+const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow', 'profile', 'retained']);
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 const matcher = new ProfileMatcher(FUZZ_PROFILES);
 
