@@ -5,23 +5,35 @@ import type { DeviceRow } from '../../src/supervision/types.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
+import { binarySensorState, renderTemplates } from '../support/home-assistant-render.js';
 
 // CONTRACT.md section 17 with a real daemon, a real broker and the real clock: a button that keeps
 // announcing itself every second learns a deadline of about a minute; when it stops, it is missing
 // in `status`, `devices` and the health the fleet reads, within that deadline plus a minute, and
-// online again at its next report. Then a restart shows no false missing.
+// online again at its next report; Home Assistant's Missing entity, rendered with the real Jinja2,
+// goes on and off with it. Then a restart shows no false missing.
 
 const DEVICE = 'SUPERVISED-1';
 /** The contract's allowance past the deadline, and room for a busy machine to publish it. */
 const ALLOWANCE_MS = 60_000;
+const HA = 'ha-supervision';
+
+interface EntityConfig {
+  name: string;
+  state_topic: string;
+  value_template: string;
+  payload_on?: string;
+  payload_off?: string;
+  device_class?: string;
+}
 
 describe('a linked button that falls silent', () => {
   let hub: DaemonHarness;
   let watcher: MqttObserver;
   let ticker: NodeJS.Timeout | undefined;
   beforeAll(async () => {
-    hub = await startHarness({ logLevel: 'info' });
-    watcher = await observe(hub.broker.url, [`${hub.prefix}/health`, `${hub.prefix}/devices/${DEVICE}/availability`]);
+    hub = await startHarness({ logLevel: 'info', env: { PANIC_PAIR_HOMEASSISTANT: 'true', PANIC_PAIR_HOMEASSISTANT_PREFIX: HA } });
+    watcher = await observe(hub.broker.url, [`${hub.prefix}/health`, `${hub.prefix}/devices/${DEVICE}/availability`, `${HA}/+/+/+/config`]);
   });
   afterAll(async () => {
     clearInterval(ticker);
@@ -70,11 +82,23 @@ describe('a linked button that falls silent', () => {
     });
     expect(hub.output()).toMatch(/button missing: not heard within its deadline/);
     await waitFor(() => availability().at(-1) === '{"state":"offline"}', { timeoutMs: 10_000, what: "the retained availability offline (Zigbee2MQTT's form)" });
+    // Home Assistant: the button's Missing entity is on, and its battery known.
+    const entity = (name: string): EntityConfig | undefined =>
+      watcher.messages
+        .filter((message) => message.topic.startsWith(`${HA}/`) && message.payload !== '')
+        .map((message) => JSON.parse(message.payload) as EntityConfig & { device?: { name?: string } })
+        .find((config) => config.name === name && config.device?.name === `Panic button ${DEVICE}`);
+    const missingEntity = await waitFor(() => entity('Missing'), { timeoutMs: 10_000, what: "the button's Missing entity" });
+    expect(missingEntity).toMatchObject({ device_class: 'problem', state_topic: `${hub.prefix}/devices/${DEVICE}/availability` });
+    const missingShown = (): 'on' | 'off' | null => binarySensorState(renderTemplates([{ template: missingEntity.value_template, payload: availability().at(-1)! }])[0]!, missingEntity);
+    expect(missingShown()).toBe('on');
+    expect(entity('Battery')).toMatchObject({ device_class: 'battery' });
 
     await hub.announce(DEVICE);
     await waitFor(async () => (await hub.status()).buttons.online === 1, { timeoutMs: 10_000, what: 'the button online again' });
     expect((await hub.status()).healthy).toBe(true);
     await waitFor(() => availability().at(-1) === '{"state":"online"}', { timeoutMs: 10_000, what: 'the retained availability online again' });
+    expect(missingShown()).toBe('off');
 
     // A low battery is a problem of its own, not missing.
     await hub.announce(DEVICE, { battery: 15 });
