@@ -172,6 +172,8 @@ export class Supervisor {
     const missing: string[] = [];
     const low: string[] = [];
     for (const button of this.#buttons.values()) {
+      // Read every second by the health publisher: only a button with a problem is described.
+      if (button.supervision !== 'missing' && !this.#batteryLow(button)) continue;
       const liveness = this.#livenessOf(button);
       if (button.supervision === 'missing') {
         const heard = liveness.lastHeard === null ? undefined : Date.parse(liveness.lastHeard);
