@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
-import { startOnRootOrReason, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { cachedRoot, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { Agent, connectAgent } from './guest-agent.js';
 import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
@@ -73,7 +72,8 @@ const TOOLS = ['qemu-system-x86_64', 'mmdebstrap', 'mke2fs', 'chroot', 'cp'];
 const GUEST_FILES = path.join(import.meta.dirname, 'kernel-guest');
 const GUEST_DIR = 'usr/local/lib/panic-pair-test';
 const IMAGE_SIZE = '2G';
-const BOOT_TIMEOUT_MS = 180_000;
+/** Long: a guest that boots slowly on a busy machine is waited for, not skipped. */
+const BOOT_TIMEOUT_MS = 600_000;
 const RUN_TIMEOUT_MS = 120_000;
 const MEMORY_MB = 1536;
 
@@ -87,9 +87,15 @@ export function kernelGuestUnavailable(): string | undefined {
   return undefined;
 }
 
-/** Boots a guest with `deb` installed, or says why it cannot: a suite skips with that reason. */
+/**
+ * Boots a guest with `deb` installed, or says why none can boot here (a tool missing): a suite
+ * skips with that reason. Where the tools are, a root that cannot be made or a guest that does not
+ * boot throws: the suite fails, it is never skipped.
+ */
 export async function bootKernelGuestOrReason(options: { deb?: string } = {}): Promise<KernelGuest | string> {
-  return startOnRootOrReason(KERNEL_GUEST_RECIPE, kernelGuestUnavailable(), 'the kernel guest', (root) => boot(root, options.deb));
+  const unavailable = kernelGuestUnavailable();
+  if (unavailable !== undefined) return unavailable;
+  return boot(await cachedRoot(KERNEL_GUEST_RECIPE), options.deb);
 }
 
 const live = new Set<() => void>();
@@ -130,9 +136,10 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     child.stderr?.on('data', collect);
     const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
     const bootFailed = (): Error => new Error(`qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
-    await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: 30_000, what: 'qemu to listen on its agent socket' });
+    await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 100, what: 'qemu to make its agent socket' });
     if (gone()) throw bootFailed();
-    const connection = net.connect(socketPath);
+    // qemu (wait=on) starts the guest only once this connects: a failed connect must not leave it waiting.
+    const connection = await connectAgent(socketPath, gone, BOOT_TIMEOUT_MS);
     const agent = new Agent(connection);
     // A guest that dies (a kernel panic, PID 1 gone) fails every command still waiting, with its console.
     child.once('exit', () => agent.lost(bootFailed()));
@@ -202,128 +209,4 @@ function newestIn(dir: string, prefix: string): string {
     .at(-1);
   if (name === undefined) throw new Error(`no ${prefix}* in ${dir}`);
   return path.join(dir, name);
-}
-
-interface AgentMessage {
-  id?: number;
-  ready?: boolean;
-  out?: string;
-  err?: string;
-  exit?: number | null;
-  signal?: string | null;
-  lost?: boolean;
-  t: number;
-}
-
-/**
- * PANIC_PAIR_TEST_GUEST_TRACE=FILE: every guest command, each line it prints and its exit are
- * appended there, stamped with the guest's clock (for a fault seen only in the guest).
- */
-const TRACE_FILE = process.env.PANIC_PAIR_TEST_GUEST_TRACE;
-const trace = (id: number, text: string): void => {
-  if (TRACE_FILE !== undefined && TRACE_FILE !== '') appendFileSync(TRACE_FILE, `#${id} ${text}\n`);
-};
-
-class Agent {
-  readonly ready: Promise<number>;
-  #next = 1;
-  #commands = new Map<number, (message: AgentMessage) => void>();
-  #socket: net.Socket;
-  #lost: Error | undefined;
-
-  lost(error: Error): void {
-    this.#lost = error;
-    for (const handler of this.#commands.values()) handler({ lost: true, t: 0 });
-  }
-
-  constructor(socket: net.Socket) {
-    this.#socket = socket;
-    let markReady: (t: number) => void = () => undefined;
-    this.ready = new Promise((resolve) => (markReady = resolve));
-    socket.on('error', () => undefined);
-    readline.createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
-      let message: AgentMessage;
-      try {
-        message = JSON.parse(line) as AgentMessage;
-      } catch {
-        return;
-      }
-      if (message.ready === true) markReady(message.t);
-      else if (message.id !== undefined) this.#commands.get(message.id)?.(message);
-    });
-  }
-
-  start(script: string): GuestProcess & { finished(timeoutMs: number, what: string): Promise<GuestExit> } {
-    const id = this.#next++;
-    const lines: GuestLine[] = [];
-    const waiters = new Set<(line: GuestLine) => void>();
-    let markExited: (exit: GuestExit) => void = () => undefined;
-    let markLost: (error: Error) => void = () => undefined;
-    const exited = new Promise<GuestExit>((resolve, reject) => {
-      markExited = resolve;
-      markLost = reject;
-    });
-    exited.catch(() => undefined);
-    trace(id, `run ${script}`);
-    this.#commands.set(id, (message) => {
-      if (message.lost === true) {
-        this.#commands.delete(id);
-        markLost(this.#lost ?? new Error('the guest is gone'));
-        return;
-      }
-      if (message.exit !== undefined) {
-        trace(id, `${message.t.toFixed(1)} exit ${message.exit ?? message.signal}`);
-        this.#commands.delete(id);
-        const text = (stream: 'out' | 'err'): string => lines.filter((line) => line.stream === stream).map((line) => `${line.text}\n`).join('');
-        markExited({ code: message.exit, signal: message.signal ?? null, t: message.t, stdout: text('out'), stderr: text('err') });
-        return;
-      }
-      const line: GuestLine = message.out !== undefined ? { stream: 'out', text: message.out, t: message.t } : { stream: 'err', text: message.err ?? '', t: message.t };
-      lines.push(line);
-      trace(id, `${line.t.toFixed(1)} ${line.stream} ${line.text}`);
-      for (const waiter of waiters) waiter(line);
-    });
-    if (this.#lost !== undefined) markLost(this.#lost);
-    else this.#socket.write(`${JSON.stringify({ id, run: script })}\n`);
-    const waitForLine: GuestProcess['waitForLine'] = (match, options = {}) => {
-      const accepts = (line: GuestLine): boolean => line.t >= (options.after ?? 0) && match(line);
-      const found = lines.find(accepts);
-      if (found !== undefined) return Promise.resolve(found);
-      const timeoutMs = options.timeoutMs ?? 60_000;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new Error(`timed out after ${timeoutMs} ms waiting in the guest for ${options.what ?? 'a line'}; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
-        }, timeoutMs);
-        const waiter = (line: GuestLine): void => {
-          if (!accepts(line)) return;
-          clearTimeout(timer);
-          waiters.delete(waiter);
-          resolve(line);
-        };
-        waiters.add(waiter);
-        const settle = (): void => {
-          if (!waiters.has(waiter)) return;
-          clearTimeout(timer);
-          waiters.delete(waiter);
-          reject(new Error(`the guest command exited before ${options.what ?? 'the line'} came; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
-        };
-        exited.then(settle, settle);
-      });
-    };
-    return {
-      lines,
-      waitForLine,
-      exited,
-      signal: (name) => {
-        trace(id, `signal ${name}`);
-        this.#socket.write(`${JSON.stringify({ id, signal: name })}\n`);
-      },
-      finished: (timeoutMs, what) =>
-        Promise.race([
-          exited,
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`\`${what}\` did not finish in the guest within ${timeoutMs} ms`)), timeoutMs).unref()),
-        ]),
-    };
-  }
 }

@@ -24,8 +24,9 @@ export async function buildDeb(): Promise<{ deb: string; dispose(): void } | str
   try {
     await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
   } catch (error) {
+    // A package that does not build is a failure, never a reason to skip.
     rmSync(out, { recursive: true, force: true });
-    return `npm run deb failed: ${(error as Error).message}`;
+    throw new Error(`npm run deb failed: ${(error as Error).message}`);
   }
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   return { deb: path.join(out, `panic-pair_${version}_amd64.deb`), dispose: () => rmSync(out, { recursive: true, force: true }) };
