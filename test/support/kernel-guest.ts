@@ -1,31 +1,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { cachedRoot, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { cachedRoot, lastLines, runProcess } from './container-root.js';
 import { Agent, connectAgent } from './guest-agent.js';
+import { GUEST_ARCHITECTURES, type DebianArchitecture, type GuestArchitecture } from './guest-architecture.js';
 import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
 // A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets
-// (CONTRACT 14): Debian 13's own kernel booted under qemu (TCG: KVM fails on these machines) on a
-// root made once by mmdebstrap and cached (container-root.ts). The root holds the kernel and its
-// modules (bluetooth, hci_vhci), nodejs, BlueZ and its test tools (btvirt makes virtual LE
-// controllers that hear each other); each boot gets its own ext4 image of it, with the project's
-// .deb installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
+// (CONTRACT 14): Debian 13's own kernel for amd64, arm64 or armhf (guest-architecture.ts) booted
+// under qemu (TCG: KVM fails on these machines) on a root made once by mmdebstrap and cached
+// (container-root.ts; an arm root is made under qemu-user). The root holds the kernel and its
+// modules (bluetooth, hci_vhci on amd64, hci_uart), nodejs, BlueZ and its test tools (btvirt makes
+// emulated LE controllers that hear each other), socat; each boot gets its own ext4 image of it,
+// with the project's .deb for that architecture installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
 // modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
 // back every line they print, stamped with the guest's monotonic clock. The guest has no network
 // card: the API simulator runs inside, on the guest's loopback.
 //
-//   const guest = await bootKernelGuestOrReason({ deb });   // a string: skip, saying it
+//   const guest = await bootKernelGuestOrReason({ deb, architecture: 'arm64' });   // a string: skip, saying it
 //   await guest.check('btvirt ...');  const daemon = guest.start('panic-pair run');
 //   await daemon.waitForLine((line) => ..., { what: 'scanning' });  await guest.stop();
-
-export const KERNEL_GUEST_RECIPE: ContainerRecipe = {
-  suite: 'ble-kernel',
-  release: 'trixie',
-  packages: ['linux-image-amd64', 'systemd', 'passwd', 'nodejs', 'bluez', 'bluez-test-tools', 'rfkill', 'kmod', 'iproute2', 'util-linux'],
-};
 
 /** A line a guest command printed, with the guest's monotonic time (ms) when the agent read it. */
 export interface GuestLine {
@@ -54,6 +50,7 @@ export interface GuestProcess {
 }
 
 export interface KernelGuest {
+  readonly architecture: GuestArchitecture;
   /** Seconds from starting qemu to the agent's first word. */
   readonly bootSeconds: number;
   /** Runs `sh -c script` as root in the guest and waits for it to exit. */
@@ -68,34 +65,47 @@ export interface KernelGuest {
   stop(): Promise<void>;
 }
 
-const TOOLS = ['qemu-system-x86_64', 'mmdebstrap', 'mke2fs', 'chroot', 'cp'];
+const TOOLS = ['mmdebstrap', 'mke2fs', 'chroot', 'cp'];
 const GUEST_FILES = path.join(import.meta.dirname, 'kernel-guest');
 const GUEST_DIR = 'usr/local/lib/panic-pair-test';
 const IMAGE_SIZE = '2G';
 /** Long: a guest that boots slowly on a busy machine is waited for, not skipped. */
 const BOOT_TIMEOUT_MS = 600_000;
+/** A command's own deadline in the amd64 guest; scaled by the architecture's slowness. */
 const RUN_TIMEOUT_MS = 120_000;
-const MEMORY_MB = 1536;
 
-/** Why no guest can boot here, or undefined when one may; nothing is started to find out. */
-export function kernelGuestUnavailable(): string | undefined {
+/** Why no guest of `architecture` can boot here, or undefined when one may; nothing is started to find out. */
+export function kernelGuestUnavailable(architecture: DebianArchitecture = 'amd64'): string | undefined {
+  const machine = GUEST_ARCHITECTURES[architecture];
   if (process.platform !== 'linux' || process.arch !== 'x64') return `the kernel guest needs x86-64 Linux (this is ${process.platform} ${process.arch})`;
   if (process.getuid?.() !== 0) return 'mmdebstrap and dpkg in the guest root need root';
-  const missing = TOOLS.filter((tool) => findExecutable(tool) === undefined);
-  if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install qemu-system-x86 mmdebstrap e2fsprogs)`;
+  const missing = [machine.qemu, ...TOOLS, ...(machine.binfmt === undefined ? [] : ['arch-test'])].filter((tool) => findExecutable(tool) === undefined);
+  if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install ${machine.qemuPackage} mmdebstrap e2fsprogs${machine.binfmt === undefined ? '' : ' arch-test qemu-user-static binfmt-support'})`;
+  // dpkg in an arm root runs its maintainer scripts under qemu-user, which the kernel finds by binfmt_misc.
+  if (machine.binfmt !== undefined && !binfmtEnabled(machine.binfmt)) return `${machine.binfmt} is not enabled in binfmt_misc (update-binfmts --enable ${machine.binfmt})`;
   if (process.env.PANIC_PAIR_TEST_KERNEL === 'off') return 'PANIC_PAIR_TEST_KERNEL=off';
   return undefined;
 }
 
+function binfmtEnabled(name: string): boolean {
+  try {
+    return readFileSync(path.join('/proc/sys/fs/binfmt_misc', name), 'utf8').startsWith('enabled');
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Boots a guest with `deb` installed, or says why none can boot here (a tool missing): a suite
- * skips with that reason. Where the tools are, a root that cannot be made or a guest that does not
- * boot throws: the suite fails, it is never skipped.
+ * Boots a guest of `architecture` (amd64 unless named) with `deb` installed, or says why none can
+ * boot here (a tool missing): a suite skips with that reason. Where the tools are, a root that
+ * cannot be made or a guest that does not boot throws: the suite fails, it is never skipped.
  */
-export async function bootKernelGuestOrReason(options: { deb?: string } = {}): Promise<KernelGuest | string> {
-  const unavailable = kernelGuestUnavailable();
+export async function bootKernelGuestOrReason(options: { deb?: string; architecture?: DebianArchitecture } = {}): Promise<KernelGuest | string> {
+  const architecture = options.architecture ?? 'amd64';
+  const unavailable = kernelGuestUnavailable(architecture);
   if (unavailable !== undefined) return unavailable;
-  return boot(await cachedRoot(KERNEL_GUEST_RECIPE), options.deb);
+  const machine = GUEST_ARCHITECTURES[architecture];
+  return boot(machine, await cachedRoot(machine.recipe), options.deb);
 }
 
 const live = new Set<() => void>();
@@ -103,7 +113,8 @@ process.once('exit', () => {
   for (const emergency of live) emergency();
 });
 
-async function boot(root: string, deb: string | undefined): Promise<KernelGuest> {
+async function boot(machine: GuestArchitecture, root: string, deb: string | undefined): Promise<KernelGuest> {
+  const runTimeoutMs = RUN_TIMEOUT_MS * machine.slowness;
   const scratch = await mkdtemp(path.join('/var/tmp', 'panic-pair-ble-kernel-'));
   let qemu: ChildProcess | undefined;
   const emergency = (): void => {
@@ -119,11 +130,12 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     const socketPath = path.join(scratch, 'agent.sock');
     const started = performance.now();
     const child = spawn(
-      'qemu-system-x86_64',
+      machine.qemu,
       [
-        ...['-accel', 'tcg', '-cpu', 'max', '-m', String(MEMORY_MB), '-smp', '1', '-vga', 'none', '-nographic', '-no-reboot', '-nic', 'none'],
+        ...machine.machine,
+        ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
         ...['-kernel', kernel, '-initrd', initrd],
-        ...['-append', `root=/dev/vda rw console=ttyS0 loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
+        ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
         ...['-drive', `file=${image},format=raw,if=virtio`],
         ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
       ],
@@ -151,16 +163,17 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     void ready;
     const bootSeconds = (performance.now() - started) / 1000;
     return {
+      architecture: machine,
       bootSeconds,
-      run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script),
+      run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script),
       async check(script, runOptions) {
-        const result = await agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script);
+        const result = await agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script);
         if (result.code !== 0) throw new Error(`\`${script}\` exited ${result.code ?? result.signal} in the guest:\n${lastLines(`${result.stdout}\n${result.stderr}`, 20)}`);
         return result.stdout;
       },
       start: (script) => agent.start(script),
       async clock() {
-        return (await agent.start('true').finished(RUN_TIMEOUT_MS, 'true')).t;
+        return (await agent.start('true').finished(runTimeoutMs, 'true')).t;
       },
       async stop() {
         connection.destroy();
