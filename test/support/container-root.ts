@@ -25,6 +25,8 @@ export interface ContainerRecipe {
   packages: readonly string[];
   /** A Debian architecture other than the host's ('arm64', 'armhf'): made under qemu-user (binfmt). */
   architecture?: string;
+  /** mmdebstrap's --customize-hook commands, run on the finished root ("$1" is its path). */
+  customize?: readonly string[];
 }
 
 export interface RunResult {
@@ -35,7 +37,7 @@ export interface RunResult {
 
 export function cacheKey(recipe: ContainerRecipe): string {
   // The host's architecture is left out of the key, so the roots made before the field stay cached.
-  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort(), ...(recipe.architecture === undefined ? {} : { architecture: recipe.architecture }) });
+  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort(), ...(recipe.architecture === undefined ? {} : { architecture: recipe.architecture }), ...(recipe.customize === undefined ? {} : { customize: recipe.customize }) });
   return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
 }
 
@@ -51,7 +53,8 @@ export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
   process.stderr.write(`building the ${recipe.release} root file system for ${recipe.suite} in ${dir} (once)\n`);
   try {
     const architecture = recipe.architecture === undefined ? [] : [`--architectures=${recipe.architecture}`];
-    const args = ['--variant=minbase', ...architecture, `--include=${recipe.packages.join(',')}`, recipe.release, building, MIRROR];
+    const hooks = (recipe.customize ?? []).map((hook) => `--customize-hook=${hook}`);
+    const args = ['--variant=minbase', ...architecture, `--include=${recipe.packages.join(',')}`, ...hooks, recipe.release, building, MIRROR];
     const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS });
     if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
     if (existsSync(dir)) await rm(building, { recursive: true, force: true });

@@ -32,12 +32,19 @@ export interface GuestArchitecture {
 /** What every guest's root holds beside its kernel: nodejs for the package, BlueZ and its test tools, socat for the UART. */
 const GUEST_PACKAGES = ['systemd', 'passwd', 'nodejs', 'bluez', 'bluez-test-tools', 'rfkill', 'kmod', 'iproute2', 'util-linux', 'socat'];
 
-const recipe = (architecture: DebianArchitecture, kernel: string): ContainerRecipe => ({
+const recipe = (architecture: DebianArchitecture, kernel: string, customize?: readonly string[]): ContainerRecipe => ({
   suite: architecture === 'amd64' ? 'ble-kernel' : `ble-kernel-${architecture}`,
   release: 'trixie',
   packages: [kernel, ...GUEST_PACKAGES],
   ...(architecture === 'amd64' ? {} : { architecture }),
+  ...(customize === undefined ? {} : { customize }),
 });
+
+/**
+ * armhf's initrd (MODULES=most) leaves out virtio_blk, without which the root disk never appears:
+ * it is named, and the initrd made again.
+ */
+export const ARMHF_INITRD = ['echo virtio_blk >> "$1/etc/initramfs-tools/modules"', 'chroot "$1" update-initramfs -u -k all'];
 
 export const GUEST_ARCHITECTURES: Record<DebianArchitecture, GuestArchitecture> = {
   amd64: {
@@ -56,7 +63,10 @@ export const GUEST_ARCHITECTURES: Record<DebianArchitecture, GuestArchitecture> 
     debian: 'arm64',
     qemu: 'qemu-system-aarch64',
     qemuPackage: 'qemu-system-arm',
-    machine: ['-M', 'virt', '-cpu', 'max'],
+    // A Raspberry Pi 4's core. With `-cpu max` (qemu 7.2) Node in the guest went wrong after a
+    // minute or two: the agent stopped answering, then died of "object is not a function" inside
+    // process.hrtime; max adds features (pointer authentication, BTI, SVE) that V8 uses when present.
+    machine: ['-M', 'virt', '-cpu', 'cortex-a72'],
     console: 'ttyAMA0',
     recipe: recipe('arm64', 'linux-image-arm64'),
     vhci: false,
@@ -72,7 +82,7 @@ export const GUEST_ARCHITECTURES: Record<DebianArchitecture, GuestArchitecture> 
     // A Cortex-A15 has LPAE, which Debian's armmp-lpae kernel needs.
     machine: ['-M', 'virt', '-cpu', 'cortex-a15'],
     console: 'ttyAMA0',
-    recipe: recipe('armhf', 'linux-image-armmp-lpae'),
+    recipe: recipe('armhf', 'linux-image-armmp-lpae', ARMHF_INITRD),
     vhci: false,
     binfmt: 'qemu-arm',
     memoryMb: 1024,

@@ -16,6 +16,8 @@ const HUB_INDEX = 1;
 /** The contract's bound: scanning within 10 s of the adapter appearing or coming back. */
 const APPEARS_MS = 10_000;
 const STEP_MS = 120_000;
+/** The kernel's name for each machine (`uname -m`). */
+const UNAME: Record<DebianArchitecture, string> = { amd64: 'x86_64', arm64: 'aarch64', armhf: 'armv7l' };
 
 export interface UartGuest {
   guest: KernelGuest;
@@ -88,6 +90,12 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
       process.stderr.write(`${architecture} UART rows:\n  ${figures.join('\n  ')}\n`);
       await guest?.stop();
       if (typeof booted !== 'string') booted.dispose();
+    }, stepMs);
+
+    it(`runs Debian's ${architecture} kernel, with the ${architecture} package installed by dpkg`, async () => {
+      const [machine, installed] = (await guest.check("uname -m; dpkg-query -W -f='${Architecture}\\n' panic-pair")).trim().split('\n');
+      expect(machine).toBe(UNAME[architecture]);
+      expect(installed).toBe(architecture);
     }, stepMs);
 
     it('the controller attached late (btattach after the daemon started, as hciuart at boot): unavailable, then scanning within 10 s', async () => {
