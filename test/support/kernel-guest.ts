@@ -149,8 +149,12 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
     const collect = (chunk: Buffer): void => void (console = (console + chunk.toString()).slice(-20_000));
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
-    const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
-    const bootFailed = (): Error => new Error(`qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
+    // qemu that cannot be started at all says so here, not as an uncaught error.
+    let spawnError: Error | undefined;
+    child.once('error', (error) => (spawnError = error));
+    const gone = (): boolean => spawnError !== undefined || child.exitCode !== null || child.signalCode !== null;
+    const bootFailed = (): Error =>
+      new Error(spawnError !== undefined ? `${machine.qemu} did not start: ${spawnError.message}` : `qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
     await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 100, what: 'qemu to make its agent socket' });
     if (gone()) throw bootFailed();
     // qemu (wait=on) starts the guest only once this connects: a failed connect must not leave it waiting.
