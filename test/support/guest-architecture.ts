@@ -25,7 +25,10 @@ export interface GuestArchitecture {
   binfmt?: string;
   memoryMb: number;
   cpus: number;
-  /** How much longer than amd64's a guest command may take: Node is 20-25 times slower under arm's TCG than on the host. */
+  /**
+   * How much longer than amd64's a guest command may wait. The arm guests ran as fast as amd64's
+   * in the runs of docs/performance.md; the margin is for a busy machine and a slower qemu.
+   */
   slowness: number;
 }
 

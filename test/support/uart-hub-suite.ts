@@ -6,7 +6,7 @@ import { attachUart, detachUart, startControllerServer, uart, type Uart } from '
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
 // (uart-controllers.ts), as a Raspberry Pi's onboard one is (CONTRACT 13 and 14). One boot and few
-// steps, each waiting on the daemon's own lines: under arm's software emulation Node runs 20-25
+// steps, each waiting on the daemon's own lines: under software emulation Node runs about ten
 // times slower than on the host. The button's controller is attached first (hci0); the hub's
 // (hci1, the daemon's adapter) only after the daemon started, as hciuart attaches it at boot.
 // The figures (docs/performance.md) are written to stderr at the end.
