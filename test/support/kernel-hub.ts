@@ -130,8 +130,13 @@ export async function startHub(guest: KernelGuest, options: HubOptions): Promise
     daemon,
     simulator,
     status: () => hubStatus(guest),
-    stats: async () => JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats,
+    stats: () => simulatorStats(guest),
   };
+}
+
+/** The simulator's counts, asked on the guest's loopback. */
+export async function simulatorStats(guest: KernelGuest): Promise<SimulatorStats> {
+  return JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats;
 }
 
 export type HubStatus = Record<string, unknown> & { ble: string; problems: string[] };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebianArchitecture } from './guest-architecture.js';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from './kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, startDaemon, startSimulator } from './kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, simulatorStats, startDaemon, startSimulator } from './kernel-hub.js';
 import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
@@ -72,8 +72,7 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
       figures.push(`${deviceId}: linked ${((linked.t - advertising.t) / 1000).toFixed(2)} s after its first advertisement`);
       const result = await pair.exited;
       expect(result.code).toBe(0);
-      const stats = JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:8080/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as { postsByDevice: Record<string, number> };
-      expect(stats.postsByDevice[deviceId]).toBe(1);
+      expect((await simulatorStats(guest)).postsByDevice[deviceId]).toBe(1);
     };
 
     beforeAll(async () => {
