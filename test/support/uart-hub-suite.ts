@@ -91,10 +91,11 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
       if (typeof booted !== 'string') booted.dispose();
     }, stepMs);
 
-    it(`runs Debian's ${architecture} kernel, with the ${architecture} package installed by dpkg`, async () => {
+    it(`runs Debian's ${architecture} kernel, with the ${architecture} package installed by dpkg, and no compiler nor npm`, async () => {
       const [machine, installed] = (await guest.check("uname -m; dpkg-query -W -f='${Architecture}\\n' panic-pair")).trim().split('\n');
       expect(machine).toBe(UNAME[architecture]);
       expect(installed).toBe(architecture);
+      expect((await guest.run('command -v npm cc gcc g++ node-gyp')).stdout.trim()).toBe('');
     }, stepMs);
 
     it('the controller attached late (btattach after the daemon started, as hciuart at boot): unavailable, then scanning within 10 s', async () => {
