@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
-import type { HciSocket } from './noble-loader.js';
 
 // The kernel's HCI socket, as noble and the daemon are written to use it. Both install paths have
 // one HCI module: @stoprocent/bluetooth-hci-socket, built with Node-API (it loads in every Node
@@ -38,6 +37,18 @@ interface ModuleSocket {
 }
 
 type ModuleSocketClass = new () => ModuleSocket;
+
+/** The socket methods noble calls; VirtualHciSocket has them all. */
+export interface HciSocket {
+  bindRaw(deviceId?: number): number;
+  bindUser(deviceId?: number): number;
+  start(): void;
+  stop(): void;
+  setFilter(filter: Buffer): void;
+  isDevUp(): boolean;
+  write(packet: Buffer): void;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+}
 
 /** The HCI socket with the contract above: what noble's `new BluetoothHciSocket()` gets. */
 export type KernelHciSocketClass = new () => HciSocket & { bindControl(): void; getDeviceList(): unknown[] };

@@ -1,5 +1,5 @@
 import Module, { createRequire } from 'node:module';
-import { kernelHciSocketClass, type KernelHciSocketClass } from './kernel-hci-socket.js';
+import { kernelHciSocketClass, type HciSocket, type KernelHciSocketClass } from './kernel-hci-socket.js';
 
 // The one place that knows noble's inside. noble opens the HCI socket as it is constructed, so it
 // is loaded only when BLE is wanted, here. noble's own hci-socket modules are loaded afresh with
@@ -43,18 +43,6 @@ export interface Noble {
   removeAllListeners(): unknown;
   startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void;
   stopScanning(callback?: () => void): void;
-}
-
-/** The socket methods noble calls; VirtualHciSocket has them all. */
-export interface HciSocket {
-  bindRaw(deviceId?: number): number;
-  bindUser(deviceId?: number): number;
-  start(): void;
-  stop(): void;
-  setFilter(filter: Buffer): void;
-  isDevUp(): boolean;
-  write(packet: Buffer): void;
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 export interface NobleRadio {

@@ -1,18 +1,9 @@
-import type { LinkOutcome } from './types.js';
+import type { LinkOutcome, OutageWait } from './types.js';
 
 // CONTRACT.md section 9: `pair <id> --timeout S` and `pair --window S` go on trying a link that
 // failed for a passing reason (the API unreachable, 5xx, 429, a time-out, a certificate not yet
 // valid) until their time is up. On a hub behind 4G or a flaky Wi-Fi an outage of a few seconds
 // is ordinary; the installer on site must not be told it failed while it is still being tried.
-
-/** What one wait looks like to the installer: which API, why, and how long until the next try. */
-export interface OutageWait {
-  /** The API's base address as configured (it never holds the token). */
-  api: string;
-  /** The last failure, in the client's words. */
-  reason: string;
-  inMs: number;
-}
 
 /** Only a passing failure is worth another try now; a refusal (400, 401, 404, not entitled) is an answer. */
 export function isPassingFailure(outcome: LinkOutcome): outcome is LinkOutcome & { ok: false } {

@@ -3,12 +3,12 @@ import { PanicPairError } from '../errors.js';
 import { requireMember } from './customer-checks.js';
 import type { CustomerGates } from './customer-gates.js';
 import { seconds, timedOut, timeoutSignal } from './deadline.js';
-import { KEEPS_TRYING, outageText, type OutageWait } from './outage.js';
+import { KEEPS_TRYING, outageText } from './outage.js';
 import { belongsMessage, otherOwner } from './ownership.js';
 import type { HeardButtons } from './heard-buttons.js';
 import type { SightingWaiters } from './sighting-waiters.js';
 import { sourceOf, throughOutages, type OutageContext } from './through-outages.js';
-import type { LinkOutcome, PairProgress, PairStep } from './types.js';
+import type { LinkOutcome, OutageWait, PairProgress, PairStep } from './types.js';
 
 /** What `pair <id>` needs of the engine beyond following a link through outages. */
 export interface PairContext extends OutageContext {

@@ -3,8 +3,8 @@ import { PanicPairError } from '../errors.js';
 import type { DeviceRecord } from '../store/record.js';
 import { abortableDelay, raceAbort, reasonOf } from './deadline.js';
 import type { Job, LinkJobs } from './link-jobs.js';
-import { isPassingFailure, KEEPS_TRYING, outageRetryMs, outageText, type OutageWait } from './outage.js';
-import type { LinkOutcome, PairStep } from './types.js';
+import { isPassingFailure, KEEPS_TRYING, outageRetryMs, outageText } from './outage.js';
+import type { LinkOutcome, OutageWait, PairStep } from './types.js';
 import type { PairingWindows } from './windows.js';
 
 /** What following a link through outages needs of the engine. */

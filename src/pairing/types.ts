@@ -1,6 +1,14 @@
 import type { DeviceRecord } from '../store/record.js';
 import type { ErrorKind } from '../errors.js';
-import type { OutageWait } from './outage.js';
+
+/** What one wait looks like to the installer: which API, why, and how long until the next try. */
+export interface OutageWait {
+  /** The API's base address as configured (it never holds the token). */
+  api: string;
+  /** The last failure, in the client's words. */
+  reason: string;
+  inMs: number;
+}
 
 // The steps an installer sees while `pair` runs, in order.
 export type PairStep = 'waiting' | 'checking' | 'linking' | 'retrying' | 'linked';

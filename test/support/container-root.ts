@@ -12,7 +12,9 @@ export const TEST_CACHE_DIR = process.env.PANIC_PAIR_TEST_CACHE ?? '/var/cache/p
 /** Bumped when the way a root is made changes, so caches made the old way are not used. */
 const RECIPE_VERSION = 1;
 const MIRROR = 'http://deb.debian.org/debian';
-const BUILD_TIMEOUT_MS = 15 * 60_000;
+// A foreign architecture's root runs its maintainer scripts under qemu-user: about 11 minutes
+// alone, far more on a busy machine.
+const BUILD_TIMEOUT_MS = 45 * 60_000;
 
 export interface ContainerRecipe {
   /** Names the cache entry and the temporary copies, e.g. 'live-systemd'. */
@@ -21,6 +23,10 @@ export interface ContainerRecipe {
   release: string;
   /** mmdebstrap's --include; systemd, systemd-sysv and dbus are what a boot needs. */
   packages: readonly string[];
+  /** A Debian architecture other than the host's ('arm64', 'armhf'): made under qemu-user (binfmt). */
+  architecture?: string;
+  /** mmdebstrap's --customize-hook commands, run on the finished root ("$1" is its path). */
+  customize?: readonly string[];
 }
 
 export interface RunResult {
@@ -30,7 +36,8 @@ export interface RunResult {
 }
 
 export function cacheKey(recipe: ContainerRecipe): string {
-  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort() });
+  // The host's architecture is left out of the key, so the roots made before the field stay cached.
+  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort(), ...(recipe.architecture === undefined ? {} : { architecture: recipe.architecture }), ...(recipe.customize === undefined ? {} : { customize: recipe.customize }) });
   return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
 }
 
@@ -45,7 +52,9 @@ export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
   const started = performance.now();
   process.stderr.write(`building the ${recipe.release} root file system for ${recipe.suite} in ${dir} (once)\n`);
   try {
-    const args = ['--variant=minbase', `--include=${recipe.packages.join(',')}`, recipe.release, building, MIRROR];
+    const architecture = recipe.architecture === undefined ? [] : [`--architectures=${recipe.architecture}`];
+    const hooks = (recipe.customize ?? []).map((hook) => `--customize-hook=${hook}`);
+    const args = ['--variant=minbase', ...architecture, `--include=${recipe.packages.join(',')}`, ...hooks, recipe.release, building, MIRROR];
     const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS });
     if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
     if (existsSync(dir)) await rm(building, { recursive: true, force: true });

@@ -1,32 +1,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
-import readline from 'node:readline';
-import { startOnRootOrReason, lastLines, runProcess, type ContainerRecipe } from './container-root.js';
+import { cachedRoot, lastLines, runProcess } from './container-root.js';
+import { Agent, connectAgent } from './guest-agent.js';
+import { GUEST_ARCHITECTURES, type DebianArchitecture, type GuestArchitecture } from './guest-architecture.js';
 import { findExecutable } from './installed.js';
 import { waitFor } from './wait.js';
 
 // A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets
-// (CONTRACT 14): Debian 13's own kernel booted under qemu (TCG: KVM fails on these machines) on a
-// root made once by mmdebstrap and cached (container-root.ts). The root holds the kernel and its
-// modules (bluetooth, hci_vhci), nodejs, BlueZ and its test tools (btvirt makes virtual LE
-// controllers that hear each other); each boot gets its own ext4 image of it, with the project's
-// .deb installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
+// (CONTRACT 14): Debian 13's own kernel for amd64, arm64 or armhf (guest-architecture.ts) booted
+// under qemu (TCG: KVM fails on these machines) on a root made once by mmdebstrap and cached
+// (container-root.ts; an arm root is made under qemu-user). The root holds the kernel and its
+// modules (bluetooth, hci_vhci on amd64, hci_uart), nodejs, BlueZ and its test tools (btvirt makes
+// emulated LE controllers that hear each other), socat; each boot gets its own ext4 image of it,
+// with the project's .deb for that architecture installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
 // modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
 // back every line they print, stamped with the guest's monotonic clock. The guest has no network
 // card: the API simulator runs inside, on the guest's loopback.
 //
-//   const guest = await bootKernelGuestOrReason({ deb });   // a string: skip, saying it
+//   const guest = await bootKernelGuestOrReason({ deb, architecture: 'arm64' });   // a string: skip, saying it
 //   await guest.check('btvirt ...');  const daemon = guest.start('panic-pair run');
 //   await daemon.waitForLine((line) => ..., { what: 'scanning' });  await guest.stop();
-
-export const KERNEL_GUEST_RECIPE: ContainerRecipe = {
-  suite: 'ble-kernel',
-  release: 'trixie',
-  packages: ['linux-image-amd64', 'systemd', 'passwd', 'nodejs', 'bluez', 'bluez-test-tools', 'rfkill', 'kmod', 'iproute2', 'util-linux'],
-};
 
 /** A line a guest command printed, with the guest's monotonic time (ms) when the agent read it. */
 export interface GuestLine {
@@ -55,6 +50,7 @@ export interface GuestProcess {
 }
 
 export interface KernelGuest {
+  readonly architecture: GuestArchitecture;
   /** Seconds from starting qemu to the agent's first word. */
   readonly bootSeconds: number;
   /** Runs `sh -c script` as root in the guest and waits for it to exit. */
@@ -69,27 +65,50 @@ export interface KernelGuest {
   stop(): Promise<void>;
 }
 
-const TOOLS = ['qemu-system-x86_64', 'mmdebstrap', 'mke2fs', 'chroot', 'cp'];
+const TOOLS = ['mmdebstrap', 'mke2fs', 'chroot', 'cp'];
 const GUEST_FILES = path.join(import.meta.dirname, 'kernel-guest');
 const GUEST_DIR = 'usr/local/lib/panic-pair-test';
 const IMAGE_SIZE = '2G';
-const BOOT_TIMEOUT_MS = 180_000;
+/** Long: a guest that boots slowly on a busy machine is waited for, not skipped. */
+const BOOT_TIMEOUT_MS = 600_000;
+/** A command's own deadline in the amd64 guest; scaled by the architecture's slowness. */
 const RUN_TIMEOUT_MS = 120_000;
-const MEMORY_MB = 1536;
 
-/** Why no guest can boot here, or undefined when one may; nothing is started to find out. */
-export function kernelGuestUnavailable(): string | undefined {
+/** Why no guest of `architecture` can boot here, or undefined when one may; nothing is started to find out. */
+export function kernelGuestUnavailable(architecture: DebianArchitecture = 'amd64'): string | undefined {
+  const machine = GUEST_ARCHITECTURES[architecture];
   if (process.platform !== 'linux' || process.arch !== 'x64') return `the kernel guest needs x86-64 Linux (this is ${process.platform} ${process.arch})`;
   if (process.getuid?.() !== 0) return 'mmdebstrap and dpkg in the guest root need root';
-  const missing = TOOLS.filter((tool) => findExecutable(tool) === undefined);
-  if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install qemu-system-x86 mmdebstrap e2fsprogs)`;
-  if (process.env.PANIC_PAIR_TEST_KERNEL === 'off') return 'PANIC_PAIR_TEST_KERNEL=off';
+  const missing = [machine.qemu, ...TOOLS, ...(machine.binfmt === undefined ? [] : ['arch-test'])].filter((tool) => findExecutable(tool) === undefined);
+  if (missing.length > 0) return `not installed: ${missing.join(', ')} (apt-get install ${machine.qemuPackage} mmdebstrap e2fsprogs${machine.binfmt === undefined ? '' : ' arch-test qemu-user-static binfmt-support'})`;
+  // dpkg in an arm root runs its maintainer scripts under qemu-user, which the kernel finds by binfmt_misc.
+  if (machine.binfmt !== undefined && !binfmtEnabled(machine.binfmt)) return `${machine.binfmt} is not enabled in binfmt_misc (update-binfmts --enable ${machine.binfmt})`;
+  const chosen = process.env.PANIC_PAIR_TEST_KERNEL;
+  if (chosen === 'off') return 'PANIC_PAIR_TEST_KERNEL=off';
+  // A list of architectures runs those guests only, e.g. PANIC_PAIR_TEST_KERNEL=amd64,arm64.
+  if (chosen !== undefined && chosen !== '' && !chosen.split(',').includes(architecture)) return `PANIC_PAIR_TEST_KERNEL=${chosen} leaves out ${architecture}`;
   return undefined;
 }
 
-/** Boots a guest with `deb` installed, or says why it cannot: a suite skips with that reason. */
-export async function bootKernelGuestOrReason(options: { deb?: string } = {}): Promise<KernelGuest | string> {
-  return startOnRootOrReason(KERNEL_GUEST_RECIPE, kernelGuestUnavailable(), 'the kernel guest', (root) => boot(root, options.deb));
+function binfmtEnabled(name: string): boolean {
+  try {
+    return readFileSync(path.join('/proc/sys/fs/binfmt_misc', name), 'utf8').startsWith('enabled');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Boots a guest of `architecture` (amd64 unless named) with `deb` installed, or says why none can
+ * boot here (a tool missing): a suite skips with that reason. Where the tools are, a root that
+ * cannot be made or a guest that does not boot throws: the suite fails, it is never skipped.
+ */
+export async function bootKernelGuestOrReason(options: { deb?: string; architecture?: DebianArchitecture } = {}): Promise<KernelGuest | string> {
+  const architecture = options.architecture ?? 'amd64';
+  const unavailable = kernelGuestUnavailable(architecture);
+  if (unavailable !== undefined) return unavailable;
+  const machine = GUEST_ARCHITECTURES[architecture];
+  return boot(machine, await cachedRoot(machine.recipe), options.deb);
 }
 
 const live = new Set<() => void>();
@@ -97,7 +116,8 @@ process.once('exit', () => {
   for (const emergency of live) emergency();
 });
 
-async function boot(root: string, deb: string | undefined): Promise<KernelGuest> {
+async function boot(machine: GuestArchitecture, root: string, deb: string | undefined): Promise<KernelGuest> {
+  const runTimeoutMs = RUN_TIMEOUT_MS * machine.slowness;
   const scratch = await mkdtemp(path.join('/var/tmp', 'panic-pair-ble-kernel-'));
   let qemu: ChildProcess | undefined;
   const emergency = (): void => {
@@ -113,11 +133,12 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     const socketPath = path.join(scratch, 'agent.sock');
     const started = performance.now();
     const child = spawn(
-      'qemu-system-x86_64',
+      machine.qemu,
       [
-        ...['-accel', 'tcg', '-cpu', 'max', '-m', String(MEMORY_MB), '-smp', '1', '-vga', 'none', '-nographic', '-no-reboot', '-nic', 'none'],
+        ...machine.machine,
+        ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
         ...['-kernel', kernel, '-initrd', initrd],
-        ...['-append', `root=/dev/vda rw console=ttyS0 loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
+        ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
         ...['-drive', `file=${image},format=raw,if=virtio`],
         ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
       ],
@@ -128,11 +149,16 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     const collect = (chunk: Buffer): void => void (console = (console + chunk.toString()).slice(-20_000));
     child.stdout?.on('data', collect);
     child.stderr?.on('data', collect);
-    const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
-    const bootFailed = (): Error => new Error(`qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
-    await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: 30_000, what: 'qemu to listen on its agent socket' });
+    // qemu that cannot be started at all says so here, not as an uncaught error.
+    let spawnError: Error | undefined;
+    child.once('error', (error) => (spawnError = error));
+    const gone = (): boolean => spawnError !== undefined || child.exitCode !== null || child.signalCode !== null;
+    const bootFailed = (): Error =>
+      new Error(spawnError !== undefined ? `${machine.qemu} did not start: ${spawnError.message}` : `qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
+    await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 100, what: 'qemu to make its agent socket' });
     if (gone()) throw bootFailed();
-    const connection = net.connect(socketPath);
+    // qemu (wait=on) starts the guest only once this connects: a failed connect must not leave it waiting.
+    const connection = await connectAgent(socketPath, gone, BOOT_TIMEOUT_MS);
     const agent = new Agent(connection);
     // A guest that dies (a kernel panic, PID 1 gone) fails every command still waiting, with its console.
     child.once('exit', () => agent.lost(bootFailed()));
@@ -144,16 +170,17 @@ async function boot(root: string, deb: string | undefined): Promise<KernelGuest>
     void ready;
     const bootSeconds = (performance.now() - started) / 1000;
     return {
+      architecture: machine,
       bootSeconds,
-      run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script),
+      run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script),
       async check(script, runOptions) {
-        const result = await agent.start(script).finished(runOptions?.timeoutMs ?? RUN_TIMEOUT_MS, script);
+        const result = await agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script);
         if (result.code !== 0) throw new Error(`\`${script}\` exited ${result.code ?? result.signal} in the guest:\n${lastLines(`${result.stdout}\n${result.stderr}`, 20)}`);
         return result.stdout;
       },
       start: (script) => agent.start(script),
       async clock() {
-        return (await agent.start('true').finished(RUN_TIMEOUT_MS, 'true')).t;
+        return (await agent.start('true').finished(runTimeoutMs, 'true')).t;
       },
       async stop() {
         connection.destroy();
@@ -202,128 +229,4 @@ function newestIn(dir: string, prefix: string): string {
     .at(-1);
   if (name === undefined) throw new Error(`no ${prefix}* in ${dir}`);
   return path.join(dir, name);
-}
-
-interface AgentMessage {
-  id?: number;
-  ready?: boolean;
-  out?: string;
-  err?: string;
-  exit?: number | null;
-  signal?: string | null;
-  lost?: boolean;
-  t: number;
-}
-
-/**
- * PANIC_PAIR_TEST_GUEST_TRACE=FILE: every guest command, each line it prints and its exit are
- * appended there, stamped with the guest's clock (for a fault seen only in the guest).
- */
-const TRACE_FILE = process.env.PANIC_PAIR_TEST_GUEST_TRACE;
-const trace = (id: number, text: string): void => {
-  if (TRACE_FILE !== undefined && TRACE_FILE !== '') appendFileSync(TRACE_FILE, `#${id} ${text}\n`);
-};
-
-class Agent {
-  readonly ready: Promise<number>;
-  #next = 1;
-  #commands = new Map<number, (message: AgentMessage) => void>();
-  #socket: net.Socket;
-  #lost: Error | undefined;
-
-  lost(error: Error): void {
-    this.#lost = error;
-    for (const handler of this.#commands.values()) handler({ lost: true, t: 0 });
-  }
-
-  constructor(socket: net.Socket) {
-    this.#socket = socket;
-    let markReady: (t: number) => void = () => undefined;
-    this.ready = new Promise((resolve) => (markReady = resolve));
-    socket.on('error', () => undefined);
-    readline.createInterface({ input: socket, crlfDelay: Infinity }).on('line', (line) => {
-      let message: AgentMessage;
-      try {
-        message = JSON.parse(line) as AgentMessage;
-      } catch {
-        return;
-      }
-      if (message.ready === true) markReady(message.t);
-      else if (message.id !== undefined) this.#commands.get(message.id)?.(message);
-    });
-  }
-
-  start(script: string): GuestProcess & { finished(timeoutMs: number, what: string): Promise<GuestExit> } {
-    const id = this.#next++;
-    const lines: GuestLine[] = [];
-    const waiters = new Set<(line: GuestLine) => void>();
-    let markExited: (exit: GuestExit) => void = () => undefined;
-    let markLost: (error: Error) => void = () => undefined;
-    const exited = new Promise<GuestExit>((resolve, reject) => {
-      markExited = resolve;
-      markLost = reject;
-    });
-    exited.catch(() => undefined);
-    trace(id, `run ${script}`);
-    this.#commands.set(id, (message) => {
-      if (message.lost === true) {
-        this.#commands.delete(id);
-        markLost(this.#lost ?? new Error('the guest is gone'));
-        return;
-      }
-      if (message.exit !== undefined) {
-        trace(id, `${message.t.toFixed(1)} exit ${message.exit ?? message.signal}`);
-        this.#commands.delete(id);
-        const text = (stream: 'out' | 'err'): string => lines.filter((line) => line.stream === stream).map((line) => `${line.text}\n`).join('');
-        markExited({ code: message.exit, signal: message.signal ?? null, t: message.t, stdout: text('out'), stderr: text('err') });
-        return;
-      }
-      const line: GuestLine = message.out !== undefined ? { stream: 'out', text: message.out, t: message.t } : { stream: 'err', text: message.err ?? '', t: message.t };
-      lines.push(line);
-      trace(id, `${line.t.toFixed(1)} ${line.stream} ${line.text}`);
-      for (const waiter of waiters) waiter(line);
-    });
-    if (this.#lost !== undefined) markLost(this.#lost);
-    else this.#socket.write(`${JSON.stringify({ id, run: script })}\n`);
-    const waitForLine: GuestProcess['waitForLine'] = (match, options = {}) => {
-      const accepts = (line: GuestLine): boolean => line.t >= (options.after ?? 0) && match(line);
-      const found = lines.find(accepts);
-      if (found !== undefined) return Promise.resolve(found);
-      const timeoutMs = options.timeoutMs ?? 60_000;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new Error(`timed out after ${timeoutMs} ms waiting in the guest for ${options.what ?? 'a line'}; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
-        }, timeoutMs);
-        const waiter = (line: GuestLine): void => {
-          if (!accepts(line)) return;
-          clearTimeout(timer);
-          waiters.delete(waiter);
-          resolve(line);
-        };
-        waiters.add(waiter);
-        const settle = (): void => {
-          if (!waiters.has(waiter)) return;
-          clearTimeout(timer);
-          waiters.delete(waiter);
-          reject(new Error(`the guest command exited before ${options.what ?? 'the line'} came; last lines:\n${lines.slice(-10).map((line) => line.text).join('\n')}`));
-        };
-        exited.then(settle, settle);
-      });
-    };
-    return {
-      lines,
-      waitForLine,
-      exited,
-      signal: (name) => {
-        trace(id, `signal ${name}`);
-        this.#socket.write(`${JSON.stringify({ id, signal: name })}\n`);
-      },
-      finished: (timeoutMs, what) =>
-        Promise.race([
-          exited,
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`\`${what}\` did not finish in the guest within ${timeoutMs} ms`)), timeoutMs).unref()),
-        ]),
-    };
-  }
 }

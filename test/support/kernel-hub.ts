@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './binary.js';
+import type { DebianArchitecture } from './guest-architecture.js';
+import { findExecutable } from './installed.js';
 import type { GuestLine, GuestProcess, KernelGuest } from './kernel-guest.js';
 
 // A hub inside the kernel guest (kernel-guest.ts): the package's daemon started as its unit runs it
@@ -16,19 +18,25 @@ export const CUSTOMER_ID = 42;
 const API_PORT = 8080;
 const RUN_AS_UNIT = '/usr/local/lib/panic-pair-test/run-as-unit.sh';
 
-/** The package built for amd64 by `npm run deb`, or why it cannot be. */
-export async function buildDeb(): Promise<{ deb: string; dispose(): void } | string> {
+/** Debian's cross compilers, which `npm run deb` builds an arm package's HCI module with. */
+const CROSS_COMPILERS: Record<DebianArchitecture, string | undefined> = { amd64: undefined, arm64: 'aarch64-linux-gnu-g++', armhf: 'arm-linux-gnueabihf-g++' };
+
+/** The package built for `architecture` (amd64 unless named) by `npm run deb`, or why it cannot be. */
+export async function buildDeb(architecture: DebianArchitecture = 'amd64'): Promise<{ deb: string; dispose(): void } | string> {
   const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
   if (!existsSync(headers)) return `no Node headers at ${headers} to build the package with`;
+  const compiler = CROSS_COMPILERS[architecture];
+  if (compiler !== undefined && findExecutable(compiler) === undefined) return `not installed: ${compiler} (apt-get install g++-${compiler.replace(/-g\+\+$/, '')})`;
   const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-kernel-deb-'));
   try {
-    await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
+    await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', architecture, '--out', out], { cwd: ROOT });
   } catch (error) {
+    // A package that does not build is a failure, never a reason to skip.
     rmSync(out, { recursive: true, force: true });
-    return `npm run deb failed: ${(error as Error).message}`;
+    throw new Error(`npm run deb failed: ${(error as Error).message}`);
   }
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  return { deb: path.join(out, `panic-pair_${version}_amd64.deb`), dispose: () => rmSync(out, { recursive: true, force: true }) };
+  return { deb: path.join(out, `panic-pair_${version}_${architecture}.deb`), dispose: () => rmSync(out, { recursive: true, force: true }) };
 }
 
 /** The default profile's advertisement (CONTRACT 6): AD type 0x09, Complete Local Name `PANIC-<id>`, as hex. */
@@ -88,7 +96,7 @@ export interface HubOptions {
 /** The API simulator on the guest's loopback, as `panic-pair simulator` from the package. */
 export async function startSimulator(guest: KernelGuest): Promise<GuestProcess> {
   const simulator = guest.start(`exec panic-pair simulator --port ${API_PORT} --token ${GUEST_TOKEN}`);
-  await simulator.waitForLine((line) => line.text === `http://127.0.0.1:${API_PORT}`, { what: 'the simulator to listen' });
+  await simulator.waitForLine((line) => line.text === `http://127.0.0.1:${API_PORT}`, { what: 'the simulator to listen', timeoutMs: 60_000 * guest.architecture.slowness });
   return simulator;
 }
 
@@ -105,7 +113,7 @@ export async function startDaemon(guest: KernelGuest, options: HubOptions): Prom
   );
   const daemon = guest.start(`exec ${RUN_AS_UNIT}`);
   try {
-    await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 });
+    await daemon.waitForLine((line) => logEntry(line)?.msg === 'panic-pair daemon started', { what: 'the daemon to start', timeoutMs: 90_000 * guest.architecture.slowness });
   } catch (error) {
     // A store the daemon refuses is shown as it is on disk, for whoever reads the failure.
     const store = await guest.run('ls -la /var/lib/panic-pair; head -c 2000 /var/lib/panic-pair/pairings.json');
@@ -122,8 +130,13 @@ export async function startHub(guest: KernelGuest, options: HubOptions): Promise
     daemon,
     simulator,
     status: () => hubStatus(guest),
-    stats: async () => JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats,
+    stats: () => simulatorStats(guest),
   };
+}
+
+/** The simulator's counts, asked on the guest's loopback. */
+export async function simulatorStats(guest: KernelGuest): Promise<SimulatorStats> {
+  return JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats;
 }
 
 export type HubStatus = Record<string, unknown> & { ble: string; problems: string[] };

@@ -1,12 +1,12 @@
 import { isValidDeviceId } from '../../discovery/sighting.js';
 import { errorKindOf, messageOf, PanicPairError } from '../../errors.js';
-import type { LinkOutcome, PairProgress } from '../../pairing/types.js';
+import type { LinkOutcome, OutageWait, PairProgress } from '../../pairing/types.js';
 import { askDaemon, checkWait, type ClientOptions } from '../daemon.js';
 import { exitCodeOf } from '../exit-codes.js';
 import { pairWindow } from '../pair-window.js';
 import { cancelOnInterrupt, createStepReporter, type StepReporter } from '../progress.js';
 import { printJson, toCustomer } from '../render.js';
-import { waitText, type OutageWait } from '../../pairing/outage.js';
+import { waitText } from '../../pairing/outage.js';
 
 // `panic-pair pair <deviceId>`: ask the daemon to link one button as soon as it is seen, showing
 // each step as the daemon reports it. `pair --window S` is in ../pair-window.ts.

@@ -11,10 +11,14 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs tmpfs /tmp
 hostname panic-hub
 ip link set lo up
-# The Bluetooth core and the virtual controllers' driver, as on a hub (bluetooth.ko, hci_vhci.ko);
-# no controller exists until btvirt opens /dev/vhci.
+# The Bluetooth core and the controllers' drivers, as on a hub (bluetooth.ko; hci_vhci.ko, which
+# only amd64's kernel has; hci_uart.ko, which a Raspberry Pi's onboard controller is bound by): no
+# controller exists until btvirt opens /dev/vhci or btattach binds a UART. No udev here: the agent's
+# virtio port's driver is loaded by name.
+modprobe virtio_console 2>/dev/null
 modprobe bluetooth
-modprobe hci_vhci
+modprobe hci_vhci 2>/dev/null
+modprobe hci_uart
 node /usr/local/lib/panic-pair-test/agent.mjs
 echo "the agent exited $?"
 # No init system to power off with: the kernel does it.

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DebianArchitecture } from './guest-architecture.js';
+import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from './kernel-guest.js';
+import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, simulatorStats, startDaemon, startSimulator } from './kernel-hub.js';
+import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
+
+// The package of one architecture on Debian's own kernel for it, its controllers on UARTs
+// (uart-controllers.ts), as a Raspberry Pi's onboard one is (CONTRACT 13 and 14). One boot and few
+// steps, each waiting on the daemon's own lines: under software emulation Node runs about ten
+// times slower than on the host. The button's controller is attached first (hci0); the hub's
+// (hci1, the daemon's adapter) only after the daemon started, as hciuart attaches it at boot.
+// The figures (docs/performance.md) are written to stderr at the end.
+
+const BUTTON_INDEX = 0;
+const HUB_INDEX = 1;
+/** The contract's bound: scanning within 10 s of the adapter appearing or coming back. */
+const APPEARS_MS = 10_000;
+const STEP_MS = 120_000;
+/** The kernel's name for each machine (`uname -m`). */
+const UNAME: Record<DebianArchitecture, string> = { amd64: 'x86_64', arm64: 'aarch64', armhf: 'armv7l' };
+
+export interface UartGuest {
+  guest: KernelGuest;
+  dispose(): void;
+}
+
+/** The package built for `architecture` and a guest booted with it, or why not here (a suite skips). */
+export async function uartGuestOrReason(architecture: DebianArchitecture): Promise<UartGuest | string> {
+  const unavailable = kernelGuestUnavailable(architecture);
+  if (unavailable !== undefined) return unavailable;
+  const built = await buildDeb(architecture);
+  if (typeof built === 'string') return built;
+  try {
+    const guest = await bootKernelGuestOrReason({ deb: built.deb, architecture });
+    if (typeof guest === 'string') built.dispose();
+    return typeof guest === 'string' ? guest : { guest, dispose: built.dispose };
+  } catch (error) {
+    built.dispose();
+    throw error;
+  }
+}
+
+export function describeUartHub(architecture: DebianArchitecture, booted: UartGuest | string): void {
+  const skipReason = typeof booted === 'string' ? booted : undefined;
+  if (skipReason !== undefined) process.stderr.write(`skipping the ${architecture} UART suite: ${skipReason}\n`);
+  const title = `the ${architecture} package on Debian's ${architecture} kernel, its controllers on a UART${skipReason ? ` (skipped: ${skipReason})` : ''}`;
+
+  describe.skipIf(skipReason !== undefined)(title, () => {
+    const { guest } = booted as UartGuest;
+    const slowness = guest?.architecture.slowness ?? 1;
+    const stepMs = STEP_MS * slowness;
+    const figures: string[] = [];
+    let daemon: GuestProcess;
+    let button: Uart;
+    let hub: Uart;
+
+    const daemonSays = (state: string, after: number): Promise<GuestLine> =>
+      daemon.waitForLine(bleStateIs(state), { after, timeoutMs: 60_000 * slowness, what: `the daemon's BLE state ${state}` });
+    /** Scanning again after `since` (guest ms), within the contract's 10 s; the figure is kept. */
+    const scanningAgain = async (row: string, since: number): Promise<GuestLine> => {
+      const scanning = await daemonSays('scanning', since);
+      figures.push(`${row}: scanning ${((scanning.t - since) / 1000).toFixed(2)} s after (bound ${APPEARS_MS / 1000} s)`);
+      expect(scanning.t - since).toBeLessThanOrEqual(APPEARS_MS);
+      return scanning;
+    };
+    /** `pair` waits, the button advertises, one POST links it; the figure from its first advertisement to `linked`. */
+    const pairs = async (deviceId: string): Promise<void> => {
+      const pair = guest.start(`panic-pair pair ${deviceId} --timeout ${60 * slowness}`);
+      await pair.waitForLine((line) => line.text.startsWith(`Waiting for button ${deviceId}`), { what: 'pair to wait for the button', timeoutMs: 60_000 * slowness });
+      const advertising = await guest.start(`${advertiseScript(BUTTON_INDEX, deviceId)} >/dev/null && echo advertising`).waitForLine((line) => line.text === 'advertising');
+      const linked = await pair.waitForLine((line) => line.text.includes(`Linked ${deviceId}`), { what: `${deviceId} linked`, timeoutMs: 60_000 * slowness });
+      figures.push(`${deviceId}: linked ${((linked.t - advertising.t) / 1000).toFixed(2)} s after its first advertisement`);
+      const result = await pair.exited;
+      expect(result.code).toBe(0);
+      expect((await simulatorStats(guest)).postsByDevice[deviceId]).toBe(1);
+    };
+
+    beforeAll(async () => {
+      figures.push(`boot to the guest's init: ${guest.bootSeconds.toFixed(1)} s`);
+      await startSimulator(guest);
+      await startControllerServer(guest);
+      button = uart('/dev/ttyBT0');
+      await attachUart(guest, button, BUTTON_INDEX);
+      hub = uart('/dev/ttyBT1');
+      daemon = await startDaemon(guest, { hciDevice: HUB_INDEX });
+    }, 4 * stepMs);
+
+    afterAll(async () => {
+      process.stderr.write(`${architecture} UART rows:\n  ${figures.join('\n  ')}\n`);
+      await guest?.stop();
+      if (typeof booted !== 'string') booted.dispose();
+    }, stepMs);
+
+    it(`runs Debian's ${architecture} kernel, with the ${architecture} package installed by dpkg, and no compiler nor npm`, async () => {
+      const [machine, installed] = (await guest.check("uname -m; dpkg-query -W -f='${Architecture}\\n' panic-pair")).trim().split('\n');
+      expect(machine).toBe(UNAME[architecture]);
+      expect(installed).toBe(architecture);
+      expect((await guest.run('command -v npm cc gcc g++ node-gyp')).stdout.trim()).toBe('');
+    }, stepMs);
+
+    it('the controller attached late (btattach after the daemon started, as hciuart at boot): unavailable, then scanning within 10 s', async () => {
+      await daemonSays('unavailable', 0);
+      expect((await hubStatus(guest)).ble).toBe('unavailable');
+      const attachedAt = await attachUart(guest, hub, HUB_INDEX);
+      await scanningAgain('attached late', attachedAt);
+    }, stepMs);
+
+    it('hears a button through the UART, and `pair` links it with exactly one POST', async () => {
+      await pairs('UART01');
+    }, stepMs);
+
+    it('`check` passes its BLE line; `status --json` names bleAdapter; the daemon at rest', async () => {
+      const check = await guest.run('panic-pair check');
+      expect(check.stdout).toMatch(/^PASS BLE/m);
+      const status = await hubStatus(guest);
+      expect(status.ble).toBe('scanning');
+      const adapter = status.bleAdapter as { name?: string; address?: string } | null;
+      expect(adapter?.name).toBe(`hci${HUB_INDEX}`);
+      expect(adapter?.address).toMatch(/^([0-9A-F]{2}:){5}[0-9A-F]{2}$/i);
+      const pid = daemon.lines.map(logEntry).find((entry) => typeof entry?.pid === 'number')?.pid as number;
+      const rss = /^VmRSS:\s+(\d+) kB/m.exec(await guest.check(`cat /proc/${pid}/status`))?.[1];
+      figures.push(`the daemon's RSS at rest, after a link: ${(Number(rss) / 1024).toFixed(1)} MB`);
+    }, stepMs);
+
+    it('the UART detached (btattach killed), then attached again: unavailable, then scanning within 10 s, and a new button is linked', async () => {
+      const detachedAt = await guest.clock();
+      await detachUart(guest, hub, HUB_INDEX);
+      await daemonSays('unavailable', detachedAt);
+      const attachedAt = await attachUart(guest, hub, HUB_INDEX);
+      await scanningAgain('detached, attached again', attachedAt);
+      await pairs('UART02');
+    }, 2 * stepMs);
+
+    it('SIGTERM exits 0; started again with the controller there, it scans', async () => {
+      daemon.signal('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+      const startedAt = await guest.clock();
+      daemon = await startDaemon(guest, { hciDevice: HUB_INDEX });
+      const scanning = await daemonSays('scanning', startedAt);
+      figures.push(`daemon start to scanning: ${((scanning.t - startedAt) / 1000).toFixed(2)} s`);
+      daemon.signal('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+    }, 2 * stepMs);
+  });
+}
