@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type KernelGuest } from '../support/kernel-guest.js';
 import { advertiseScript, bleStateIs, buildDeb, logEntry, startHub, type KernelHub } from '../support/kernel-hub.js';
+import { waitFor } from '../support/wait.js';
 
 // A button heard through a real kernel (CONTRACT 14): Debian 13's kernel under qemu, BlueZ's btvirt
 // making two virtual LE controllers that hear each other. hci0 is the hub's adapter, opened by the
 // package's daemon through its HCI module as the package's unit runs it (user panic-pair, only
 // CAP_NET_RAW and CAP_NET_ADMIN); hci1 is a button advertising the default profile's name. `pair`
-// links it with one POST to the simulator, which runs on the guest's loopback. One boot for the file.
+// links it with one POST to the simulator, which runs on the guest's loopback. Then it stops
+// advertising, and supervision (CONTRACT 17) shows it missing within its profile's 60 s deadline,
+// and online again when it advertises. One boot for the file.
 
 const BUTTON = '7F3A9C';
 const STEP_MS = 120_000;
+/** The default profile with the shortest deadline the contract allows, so the row fits a test. */
+const PROFILES = [{ name: 'panic-button', match: { namePrefix: 'PANIC-' }, deviceId: { from: 'nameSuffix' }, supervisionSeconds: 60 }];
 
 const unavailable = kernelGuestUnavailable();
 const built = unavailable === undefined ? await buildDeb() : unavailable;
@@ -26,7 +31,7 @@ describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's B
     await guest.check('exec btvirt -L -l2 >/dev/null 2>&1 & until [ -e /sys/class/bluetooth/hci1 ]; do sleep 0.1; done');
     // Powered on as bluetoothd or a hub's setup would; an adapter left down is a row of radio-fails.test.ts.
     await guest.check('true | btmgmt --index 0 power on');
-    hub = await startHub(guest, { hciDevice: 0 });
+    hub = await startHub(guest, { hciDevice: 0, settings: { profiles: PROFILES } });
   }, 4 * STEP_MS);
 
   afterAll(async () => {
@@ -63,4 +68,28 @@ describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's B
     expect(status.ble).toBe('scanning');
     expect((status.counters as { announcements: number }).announcements).toBeGreaterThanOrEqual(1);
   }, STEP_MS);
+
+  it('a linked button that stops advertising is missing within its deadline plus a minute, and online when it advertises again', async () => {
+    const supervision = async () => (await hub.status()).buttons as { online: number; missing: number };
+    // Advertising since the pairing: online at its first report after the link (status is asked
+    // until then; no log line marks it).
+    await waitFor(async () => (await supervision()).online === 1, { timeoutMs: STEP_MS, intervalMs: 1_000, what: 'the linked button online' });
+    const stopped = await guest.run('true | btmgmt --index 1 rm-adv 1');
+    expect(stopped.code, stopped.stdout + stopped.stderr).toBe(0);
+    const silentAt = (await guest.run('cat /proc/uptime')).t;
+    const missing = await hub.daemon.waitForLine((line) => logEntry(line)?.msg === 'button missing: not heard within its deadline' && logEntry(line)?.deviceId === BUTTON, {
+      timeoutMs: 3 * STEP_MS,
+      what: 'the silent button missing',
+    });
+    // On the guest's own clock: the profile's 60 s and the minute the contract allows.
+    expect(missing.t - silentAt).toBeLessThanOrEqual(120_000);
+    const report = await hub.status();
+    expect(report.buttons).toMatchObject({ linked: 1, missing: 1 });
+    expect(report.problems).toContainEqual(expect.stringContaining(`button ${BUTTON} missing for`));
+    expect(report.ble).toBe('scanning');
+
+    await guest.check(advertiseScript(1, BUTTON));
+    await hub.daemon.waitForLine((line) => logEntry(line)?.msg === 'missing button heard again' && logEntry(line)?.deviceId === BUTTON, { timeoutMs: STEP_MS, what: 'the button heard again' });
+    expect((await hub.status()).buttons).toMatchObject({ online: 1, missing: 0 });
+  }, 5 * STEP_MS);
 });
