@@ -30,9 +30,19 @@ function run(command, args, options = {}) {
   return new Promise((done) => {
     const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], ...options });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('close', (code, signal) => done({ code, signal, output }));
+    let ended = false;
+    // A target may hold the event loop (noble polls its adapter): once libFuzzer has printed its
+    // final figures the run is over, whatever the process still holds.
+    const collect = (chunk) => {
+      output += chunk;
+      if (!ended && output.includes('stat::peak_rss_mb')) {
+        ended = true;
+        setTimeout(() => child.kill('SIGKILL'), 2_000).unref();
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('close', (code, signal) => done({ code: ended && signal === 'SIGKILL' ? 0 : code, signal, output }));
   });
 }
 
@@ -52,6 +62,8 @@ async function fuzzBytes(target) {
     ...includes,
     ...(target.instrument ? ['-e', 'nothing-excluded'] : []),
     ...(target.sync ? ['--sync'] : []),
+    // The page's target connects to its own server on loopback, which Jazzer's SSRF detector flags.
+    ...(target.options ?? []),
     '--timeout=1000',
     '--',
     corpus,
