@@ -3,7 +3,9 @@
 // target in turn, Jazzer.js for the parsers of bytes and fast-check for the properties, then one
 // line a target: inputs tried, inputs per second, failures. An input that fails is written to
 // test/fuzz/<target>/ (Jazzer's crash file, or fast-check's counterexample as JSON) to be fixed
-// and then kept, replayed by `npm test`. Exit 1 when any target failed or could not start.
+// and then kept, replayed by `npm test`. A timeout that replays well under the limit in a fresh
+// process is counted as a stall of the machine and the run goes on. Exit 1 when any target failed
+// or could not start.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,8 +54,32 @@ async function fuzzBytes(target) {
   const corpus = mkdtempSync(join(tmpdir(), `panic-pair-fuzz-${target.name}-`));
   const seeded = await run(process.execPath, [join(root, 'scripts', 'fuzz', 'write-seeds.mjs'), target.name, corpus]);
   if (seeded.code !== 0) return { tried: 0, seconds: 0, failures: 1, problem: `seeds could not be written: ${seeded.output.trim().split('\n').at(-1)}` };
-  const before = new Set(readdirSync(kept));
   const started = performance.now();
+  let tried = 0;
+  let stalls = 0;
+  for (;;) {
+    const spent = (performance.now() - started) / 1000;
+    const result = await runJazzer(target, corpus, kept, Math.max(1, Math.round(seconds - spent)), runs === undefined ? undefined : runs - tried);
+    tried += result.tried;
+    // A timeout that takes its target well under the limit in a fresh process was a stall of the
+    // machine, not of the input: counted, dropped, and the run goes on where it was.
+    const timeouts = result.written.filter((file) => file.includes('timeout-'));
+    if (result.written.length > 0 && timeouts.length === result.written.length && (await allQuick(target, timeouts))) {
+      for (const file of timeouts) rmSync(join(root, file));
+      stalls += timeouts.length;
+      const left = seconds - (performance.now() - started) / 1000;
+      if (left >= 2 && (runs === undefined || tried < runs)) continue;
+      result.failed = false;
+    }
+    rmSync(corpus, { recursive: true, force: true });
+    const entry = { tried, seconds: (performance.now() - started) / 1000, failures: result.failed ? Math.max(1, result.written.length) : 0, kept: result.failed ? result.written : [], stalls };
+    if (result.failed) entry.problem = lastLines(result.output);
+    return entry;
+  }
+}
+
+async function runJazzer(target, corpus, kept, seconds, runs) {
+  const before = new Set(readdirSync(kept));
   const includes = ['dist/', 'test/fuzz/targets/', ...(target.instrument ?? [])].flatMap((part) => ['-i', part]);
   const args = [
     '-r', join(root, 'scripts', 'fuzz', 'fuzzer-addon.cjs'),
@@ -76,14 +102,18 @@ async function fuzzBytes(target) {
     '-max_len=8192',
   ];
   const result = await run(process.execPath, args);
-  const elapsed = (performance.now() - started) / 1000;
-  rmSync(corpus, { recursive: true, force: true });
   const executed = /stat::number_of_executed_units:\s*(\d+)/.exec(result.output)?.[1] ?? /Done (\d+) runs/.exec(result.output)?.[1];
   const written = readdirSync(kept).filter((file) => !before.has(file)).map((file) => join('test', 'fuzz', target.name, file));
-  const failed = result.code !== 0 || written.length > 0;
-  const entry = { tried: Number(executed ?? 0), seconds: elapsed, failures: failed ? Math.max(1, written.length) : 0, kept: written };
-  if (failed) entry.problem = lastLines(result.output);
-  return entry;
+  return { tried: Number(executed ?? 0), written, failed: result.code !== 0 || written.length > 0, output: result.output };
+}
+
+async function allQuick(target, files) {
+  for (const file of files) {
+    const timed = await run(process.execPath, [join(root, 'scripts', 'fuzz', 'time-input.mjs'), target.name, join(root, file)]);
+    const ms = JSON.parse(timed.output.trim().split('\n').at(-1) || '{}').ms;
+    if (!(ms < 1000)) return false;
+  }
+  return true;
 }
 
 async function checkProperty(target) {
@@ -107,14 +137,14 @@ for (const target of chosen) {
   process.stdout.write(`${target.name} (${target.kind === 'jazzer' ? 'Jazzer.js' : 'fast-check'}) ...\n`);
   const report = target.kind === 'jazzer' ? await fuzzBytes(target) : await checkProperty(target);
   const perSecond = report.seconds > 0 ? Math.round(report.tried / report.seconds) : 0;
-  rows.push({ target: target.name, engine: target.kind === 'jazzer' ? 'jazzer' : 'fast-check', tried: report.tried, seconds: Math.round(report.seconds * 10) / 10, perSecond, failures: report.failures, ...(report.problem ? { problem: report.problem } : {}), ...(report.kept?.length ? { kept: report.kept } : {}) });
+  rows.push({ target: target.name, engine: target.kind === 'jazzer' ? 'jazzer' : 'fast-check', tried: report.tried, seconds: Math.round(report.seconds * 10) / 10, perSecond, failures: report.failures, stalls: report.stalls ?? 0, ...(report.problem ? { problem: report.problem } : {}), ...(report.kept?.length ? { kept: report.kept } : {}) });
   if (report.problem) process.stdout.write(`${report.problem}\n`);
 }
 
 const width = Math.max(...rows.map((r) => r.target.length));
-process.stdout.write(`\n${'target'.padEnd(width)}  engine      inputs tried  inputs/s  failures\n`);
+process.stdout.write(`\n${'target'.padEnd(width)}  engine      inputs tried  inputs/s  failures  stalls\n`);
 for (const r of rows) {
-  process.stdout.write(`${r.target.padEnd(width)}  ${r.engine.padEnd(10)}  ${String(r.tried).padStart(12)}  ${String(r.perSecond).padStart(8)}  ${r.failures}\n`);
+  process.stdout.write(`${r.target.padEnd(width)}  ${r.engine.padEnd(10)}  ${String(r.tried).padStart(12)}  ${String(r.perSecond).padStart(8)}  ${String(r.failures).padStart(8)}  ${String(r.stalls).padStart(6)}\n`);
 }
 if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(rows, null, 2)}\n`);
 process.exitCode = rows.some((r) => r.failures > 0 || r.tried === 0) ? 1 : 0;
