@@ -144,7 +144,8 @@ await runBench(
         for (const topic of [`${PREFIX}/announce`, 'zigbee2mqtt/bridge/event', 'home/gw/BTtoMQTT/AA']) client.publish(topic, hostilePayload(linked));
         await sleep(2);
       }),
-      loop('control', () => hostileControl(daemon.socketPath, linked)),
+      // A client at a time, and every twentieth turn a flood of 100 at once.
+      loop('control', () => (counts.control % 20 === 19 ? Promise.all(Array.from({ length: 100 }, () => hostileControl(daemon.socketPath, linked))) : hostileControl(daemon.socketPath, linked))),
       loop('page', () => hostileRequest(port, 'panic_pair_session=forged')),
       loop('api', async () => {
         hostileApi(simulator);
