@@ -17,6 +17,7 @@ export const TARGETS = [
   { name: 'api-replies', kind: 'jazzer', sync: true, covers: 'the API\'s reply bodies and Retry-After values' },
   { name: 'settings', kind: 'property', covers: 'every setting\'s value, from the environment and the file' },
   { name: 'api-client', kind: 'property', covers: 'the API client against a server that answers any status, headers and body, or never ends' },
+  { name: 'provision-flags', kind: 'property', covers: 'the flags of `panic-pair provision`, and the user-data a hub of them renders' },
   { name: 'control-requests', kind: 'property', covers: 'control and page requests as structured JSON values' },
 ];
 
