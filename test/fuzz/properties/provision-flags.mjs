@@ -29,7 +29,7 @@ export function predicate(flags) {
       // The user-info of an address (everything before its last @), never echoed.
       const rest = value.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\//, '');
       const userInfo = rest.slice(0, Math.max(0, rest.lastIndexOf('@')));
-      if (ADDRESSES.includes(field) && userInfo.length >= 4 && error.message.includes(userInfo)) throw new Error(`a password echoed: ${error.message}`);
+      if (ADDRESSES.includes(field) && userInfo.length >= 4 && error.message.includes(`${userInfo}@`)) throw new Error(`a password echoed: ${error.message}`);
       return undefined;
     }
   };
