@@ -60,7 +60,11 @@ function parse(value: string): URL | undefined {
   }
 }
 
-/** An address as it may be echoed in a message: any user-info part blanked. */
+/**
+ * An address as it may be echoed in a message: everything before its last `@` blanked, the scheme
+ * kept. Also without a scheme (`hub:hunter2@broker.lan`) and with a `/` or `?` in the password,
+ * which the config-file fuzz target found echoed whole.
+ */
 export function withoutUserInfo(value: string): string {
-  return value.replace(/\/\/[^/?#]*@/, '//[redacted]@');
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^]*@/, (_match, scheme: string | undefined) => `${scheme ?? ''}[redacted]@`);
 }

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { PanicPairError } from '../errors.js';
-import { isAdvertisingReport } from './virtual-hci-socket.js';
+import { advertisingReportProblem, isAdvertisingReport } from './advertising-report.js';
 
 // Reading btsnoop captures: the Linux monitor format `btmon -w` writes (datalink 2001), Android's
 // btsnoop_hci.log (H4, datalink 1002) and plain HCI (1001). Only the framing is read here: what
@@ -11,6 +11,11 @@ import { isAdvertisingReport } from './virtual-hci-socket.js';
 const MAGIC = Buffer.from('btsnoop\0', 'latin1');
 const HEADER_BYTES = 16;
 const RECORD_HEADER_BYTES = 24;
+/**
+ * A report stamped further than this after the capture's first is refused: the replay waits that
+ * long, and timestamps beyond it (a fuzzed file held one 2^62 us on) are broken, not a capture.
+ */
+export const MAX_OFFSET_US = 24 * 60 * 60 * 1_000_000;
 /** Larger captures are refused rather than read into memory on a small hub. */
 export const MAX_CAPTURE_BYTES = 256 * 1024 * 1024;
 
@@ -99,10 +104,11 @@ export function parseCapture(data: Buffer, file: string): Capture {
     if (includedLength < originalLength) continue;
     const packet = eventOf(datalink, flags, body);
     if (packet === undefined || !isAdvertisingReport(packet)) continue;
-    const problem = eventProblem(packet);
+    const problem = advertisingReportProblem(packet);
     if (problem !== undefined) throw malformed(file, `record ${number} (an advertising report) ${problem}`);
     firstUs ??= timestamp;
     const offset = timestamp - firstUs;
+    if (offset > BigInt(MAX_OFFSET_US)) throw malformed(file, `record ${number} is stamped ${offset} us after the first advertising report; a replayed capture spans at most a day`);
     records.push({ offsetUs: offset > 0n ? Number(offset) : 0, packet });
   }
   if (records.length === 0) {
@@ -123,25 +129,6 @@ function eventOf(datalink: number, flags: number, body: Buffer): Buffer | undefi
   }
   const isEvent = (flags & FLAG_COMMAND_OR_EVENT) !== 0 && (flags & FLAG_RECEIVED) !== 0;
   return isEvent ? Buffer.concat([Buffer.of(H4_EVENT), body]) : undefined;
-}
-
-/** What noble would trip over in an advertising report event, or undefined when it is sound. */
-function eventProblem(packet: Buffer): string | undefined {
-  const parameters = packet.length - 3;
-  if (packet[2] !== parameters) return `announces ${packet[2]} parameter bytes but holds ${parameters}`;
-  const reports = packet[4] ?? 0;
-  if (parameters < 2 || reports === 0) return 'holds no report';
-  // Each report: fixed fields, then its data length and data (legacy: RSSI after the data).
-  const extended = packet[3] === 0x0d;
-  const fixed = extended ? 24 : 10;
-  const lengthAt = extended ? 23 : 8;
-  let at = 5;
-  for (let report = 1; report <= reports; report++) {
-    if (at + fixed > packet.length) return `ends inside report ${report} of ${reports}`;
-    at += fixed + packet[at + lengthAt]!;
-    if (at > packet.length) return `report ${report} of ${reports} announces more data than the event holds`;
-  }
-  return undefined;
 }
 
 function malformed(file: string, problem: string): PanicPairError {

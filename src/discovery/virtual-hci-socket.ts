@@ -1,4 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { isAdvertisingReport } from './advertising-report.js';
+
+export { isAdvertisingReport };
 
 // A stand-in for the Bluetooth controller behind noble's HCI socket: noble writes its commands
 // here and this answers each with the Command Complete event a controller sends, so noble powers
@@ -210,9 +213,4 @@ function commandComplete(opcode: number, result: Buffer): Buffer {
   event[6] = 0; // success
   result.copy(event, 7);
   return event;
-}
-
-/** LE Meta event, subevent Advertising Report (0x02) or Extended Advertising Report (0x0d). */
-export function isAdvertisingReport(packet: Buffer): boolean {
-  return packet.length > 3 && packet[0] === HCI_EVENT_PKT && packet[1] === 0x3e && (packet[3] === 0x02 || packet[3] === 0x0d);
 }

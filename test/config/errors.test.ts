@@ -83,6 +83,13 @@ describe('an invalid value names the setting and the expected form', () => {
     expect(message).toMatch(/^PANIC_PAIR_MQTT_URL must not hold a user name or password/);
     expect(message).not.toContain('hunter2');
   });
+
+  it.each(['hub:hunter2@broker.lan:1883', 'mqtt://hub:hunt/er2@broker.lan', 'mqtt://hub:hunter2?@broker.lan'])('never echoes the password of a malformed address (%s)', (value) => {
+    // Found by the config-file fuzz target (test/fuzz/config-file/).
+    const message = configError(() => scratch.load({ env: { PANIC_PAIR_MQTT_URL: value } })).message;
+    expect(message).toMatch(/^PANIC_PAIR_MQTT_URL must /);
+    expect(message).not.toMatch(/hunt/);
+  });
 });
 
 describe('required settings', () => {

@@ -89,6 +89,17 @@ describe('scanning through noble', () => {
     expect(log.lines.find((line) => line.msg === 'advertisement matches a profile but has no usable deviceId')).toMatchObject({ profile: 'panic-button' });
   });
 
+  it('counts a report whose lengths lie as dropped, where noble would only have printed a warning', async () => {
+    // Found by the hci fuzz target (test/fuzz/hci/).
+    const { source, socket, counters, log } = start();
+    await scanning(source);
+    const event = Buffer.concat([Buffer.of(0x04), advertisingReportEvent({ address: '11:22:33:44:55:66', type: 'ADV_NONCONN_IND', rssi: -40, data: Buffer.from([0x08, 0x09, ...Buffer.from('PANIC-01')]) })]);
+    event[13] = 200; // the report's data length, past the event's end
+    socket.deliver(event);
+    expect(counters).toMatchObject({ announcements: 0, dropped: 1 });
+    expect(log.lines.find((line) => line.msg === 'an HCI packet noble could not parse was dropped')).toMatchObject({ error: expect.stringMatching(/announces more data than the event holds/) });
+  });
+
   it('survives a handler that throws: counted, and the next report still arrives', async () => {
     let calls = 0;
     const { source, counters, deliver } = start({

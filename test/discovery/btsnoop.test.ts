@@ -94,6 +94,17 @@ describe('a malformed capture gives a clear error naming the file and what is wr
       },
       /record 1 \(an advertising report\) report 1 of 1 announces more data than the event holds/,
     ],
+    [
+      // Found by the btsnoop fuzz target (test/fuzz/btsnoop/): the replay would wait past what a timer holds.
+      'a report stamped decades after the first',
+      () => {
+        const event = advertisingReportEvent({ address: 'c4:64:9f:5e:94:54', type: 'ADV_NONCONN_IND', rssi: -50, data: adStructures({ name: 'PANIC-1' }) });
+        const later = recordH4(event);
+        later.writeBigInt64BE(2n ** 62n, 16);
+        return Buffer.concat([good.subarray(0, 16), recordH4(event), later]);
+      },
+      /broken\.log record 2 is stamped \d+ us after the first advertising report; a replayed capture spans at most a day/,
+    ],
     ['a capture without advertising reports', () => good.subarray(0, 16 + 4 * (24 + 10)), /broken\.log holds no LE advertising reports \(\d+ records read\): there is nothing to replay/],
   ])('%s', (_name, bytes, expected) => {
     expect(failure(bytes())).toMatch(expected);

@@ -19,7 +19,8 @@ export interface PhoneBrowser {
   close(): Promise<void>;
 }
 
-export async function openPhone(): Promise<PhoneBrowser> {
+/** `certificateTrusted`: the page's own test certificate is accepted (a hub's self-signed one, as an installer accepts it once). */
+export async function openPhone(options: { certificateTrusted?: boolean } = {}): Promise<PhoneBrowser> {
   const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
@@ -29,6 +30,7 @@ export async function openPhone(): Promise<PhoneBrowser> {
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
+    ignoreHTTPSErrors: options.certificateTrusted ?? false,
     args: [...CHROMIUM_ARGS],
   });
   const page = context.pages()[0] ?? (await context.newPage());
