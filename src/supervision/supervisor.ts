@@ -106,13 +106,11 @@ export class Supervisor {
     if (button.supervision !== 'online' && button.supervision !== 'unsupervised' && this.#decide(button, at)) this.#requestSave();
   }
 
-  /** A device's state changed in the store: a new link is supervised from now on. */
+  /** A device's state changed in the store: a new link is supervised from now on. A linked
+   * device never leaves `linked` but by forget, and a `linking` told late (its listeners hear it a
+   * turn after the request left) must not undo a link already heard of. */
   deviceChanged(record: DeviceRecord): void {
-    if (record.state !== 'linked') {
-      if (this.#buttons.delete(record.deviceId)) this.#dirty = true;
-      return;
-    }
-    if (this.#buttons.has(record.deviceId)) return;
+    if (record.state !== 'linked' || this.#buttons.has(record.deviceId)) return;
     const now = this.#clock();
     const button = new SupervisedButton(record.deviceId, this.#settingsOf(undefined), now);
     if (record.source !== NOT_A_SOURCE) button.expect(record.source, this.#clocks, now);

@@ -5,6 +5,8 @@ import { startAnnounceSource } from '../../src/discovery/announce.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { MqttConnection } from '../../src/mqtt/connection.js';
 import { PairingEngine } from '../../src/pairing/engine.js';
+import type { HeardSection } from '../../src/store/schema.js';
+import { Supervisor } from '../../src/supervision/supervisor.js';
 import { DAY, DroppingBroker, FlakyApi, MINUTE, MemoryStore, RHYTHMS, type HubLife } from './month/hub-life.js';
 
 // A month of a hub's life on a fake clock (CONTRACT 18): buttons reporting every five minutes
@@ -50,12 +52,39 @@ describe('a month of a hub on a fake clock', () => {
       clock: () => performance.now(),
       wallClock: () => Date.now(),
     });
+    // Supervision as the daemon wires it: it hears every sighting first; announcements are heard
+    // while the broker is up; the times are "saved" in memory.
+    let saved: HeardSection | undefined;
+    const supervisor = new Supervisor({
+      on: true,
+      maxSeconds: 7200,
+      batteryLowPercent: 20,
+      profiles: [],
+      sourceUp: (source) => source !== 'mqtt' || !broker.dropped,
+      save: async (section) => {
+        saved = section;
+      },
+      logger: silentLogger(),
+      clock: () => performance.now(),
+      wallClock: () => Date.now(),
+    });
+    engine.onDevice((record) => supervisor.deviceChanged(record));
+    engine.onForget((deviceId) => supervisor.forgotten(deviceId));
+    const missingEpisodes: string[] = [];
+    supervisor.onLiveness((deviceId, liveness) => {
+      if (liveness.supervision === 'missing' && missingEpisodes.at(-1) !== deviceId) missingEpisodes.push(deviceId);
+      if (liveness.supervision === 'online' && missingEpisodes.at(-1) === deviceId) missingEpisodes.push(`${deviceId} back`);
+    });
+    supervisor.start();
     const source = startAnnounceSource({
       connection: broker as unknown as MqttConnection,
       prefix: 'panic',
       counters,
       logger: silentLogger(),
-      onSighting: (sighting) => engine.sighting(sighting),
+      onSighting: (sighting) => {
+        supervisor.heard(sighting);
+        engine.sighting(sighting);
+      },
       now: () => performance.now(),
     });
 
@@ -73,7 +102,12 @@ describe('a month of a hub on a fake clock', () => {
       api,
       broker,
       buttons: [],
-      hear: (deviceId, rssi) => engine.sighting({ deviceId, rssi, source: 'ble', at: performance.now() }),
+      silent: new Set(),
+      hear: (deviceId, rssi) => {
+        const sighting = { deviceId, rssi, source: 'ble', at: performance.now() };
+        supervisor.heard(sighting);
+        engine.sighting(sighting);
+      },
       newButton: () => `BTN-${String(++made).padStart(3, '0')}`,
       openWindow: (seconds) => {
         const report = engine.openWindow(seconds, {
@@ -108,6 +142,10 @@ describe('a month of a hub on a fake clock', () => {
       expect(background.size, 'work the life started piles up').toBeLessThan(16);
       if (minute === DAY / MINUTE) baseline = { objects: liveObjects(), timers: vi.getTimerCount() };
     }
+    // Supervision as the month ends, before the quiet day below (in which every button falls
+    // silent, and is missing, as it should be).
+    const monthEpisodes = [...missingEpisodes];
+    const monthCounts = supervisor.counts();
     await vi.advanceTimersByTimeAsync(DAY);
     expect(background.size).toBe(0);
     const after = { objects: liveObjects(), timers: vi.getTimerCount() };
@@ -126,6 +164,17 @@ describe('a month of a hub on a fake clock', () => {
       // A little slack for what the test itself and vitest hold at either moment.
       expect({ kind, count: Math.min(count, baseline!.objects[kind]! + SLACK) }).toEqual({ kind, count });
     }
+    // Supervision: each silence was seen missing and then back, and nothing else ever was (the
+    // broker's daily drops and the API's outages made no button missing); what it keeps is the
+    // linked buttons and no more.
+    const silences = RHYTHMS.find((rhythm) => rhythm.what === 'a button falls silent')!;
+    const expectedEpisodes = Math.floor((DAYS * 24 * 60 - silences.at!) / silences.every) + 1;
+    expect(monthEpisodes.filter((episode) => !episode.endsWith(' back'))).toHaveLength(expectedEpisodes);
+    expect(monthEpisodes.filter((episode) => episode.endsWith(' back'))).toHaveLength(expectedEpisodes);
+    expect(monthCounts).toMatchObject({ linked: store.all().length, missing: 0, batteryLow: 0 });
+    expect(supervisor.counts()).toMatchObject({ linked: store.all().length, missing: store.all().length });
+    expect(Object.keys(saved?.devices ?? {}).sort()).toEqual(store.all().map((record) => record.deviceId).sort());
+    await supervisor.stop();
     source.stop();
     await engine.drain(1_000);
   });

@@ -67,6 +67,8 @@ export interface HubLife {
   broker: DroppingBroker;
   /** Linked buttons, each reporting every few minutes. */
   buttons: string[];
+  /** Linked buttons that have fallen silent (a flat battery) and report nothing. */
+  silent: Set<string>;
   /** A report of the hub's own radio, past the MQTT sources. */
   hear(deviceId: string, rssi: number): void;
   /** A new button, announced once a day while a window is open. */
@@ -92,7 +94,9 @@ export const RHYTHMS: Rhythm[] = [
     what: 'linked buttons report; weak radio reports behind the wall, each under a new address; a broken announcement',
     every: 5,
     act: (life) => {
-      for (const id of life.buttons) life.broker.publish('panic/announce', JSON.stringify({ deviceId: id, rssi: -60 }));
+      for (const id of life.buttons) {
+        if (!life.silent.has(id)) life.broker.publish('panic/announce', JSON.stringify({ deviceId: id, rssi: -60, battery: 90 }));
+      }
       for (let n = 0; n < 3; n++) life.hear(stranger(life.minute, n), -95);
       life.broker.publish('panic/announce', '{"deviceId": not json');
     },
@@ -111,4 +115,8 @@ export const RHYTHMS: Rhythm[] = [
   },
   { what: 'pair <id> of a button already linked, during an outage every third day', every: 24 * 60, at: 14 * 60, act: (life) => life.pair(life.buttons[0]!) },
   { what: 'a button is forgotten', every: 7 * 24 * 60, at: 20 * 60, act: (life) => life.forget(life.buttons.at(-1)!) },
+  // Supervision (CONTRACT 17): the first button's battery goes flat for six hours every fifth day
+  // (it is missing, then back), which the broker's daily drop never overlaps.
+  { what: 'a button falls silent', every: 5 * 24 * 60, at: 24 * 60 + 16 * 60, act: (life) => life.buttons[0] !== undefined && life.silent.add(life.buttons[0]) },
+  { what: 'and is back with a new battery', every: 5 * 24 * 60, at: 24 * 60 + 22 * 60, act: (life) => life.silent.clear() },
 ];
