@@ -45,7 +45,9 @@ function hostilePayload(linked) {
 }
 
 /** One control-socket client: garbage, a partial line left open, a huge line, or a harmless request. */
+let controlClients = 0;
 function hostileControl(socketPath, linked) {
+  controlClients++;
   return new Promise((resolve) => {
     const socket = net.createConnection({ path: socketPath });
     socket.on('error', () => resolve());
@@ -175,7 +177,7 @@ await runBench(
       figure: `hostile: ${MINUTES} min of MQTT, control, page and API attacks, RSS growth in MB`,
       ratio: Math.round(((rssAfter - rssBefore) / 1048576) * 10) / 10,
       target: { op: '<=', value: 20 },
-      detail: `${counts.mqtt * 3} MQTT messages, ${counts.control} control clients, ${counts.page} page requests, ${counts.api} API fault queues; RSS ${mb(rssBefore)} -> ${mb(rssAfter)}`,
+      detail: `${counts.mqtt * 3} MQTT messages, ${controlClients} control clients, ${counts.page} page requests, ${counts.api} API fault queues; RSS ${mb(rssBefore)} -> ${mb(rssAfter)}`,
       checks,
     });
     if (Object.values(checks).some((ok) => !ok)) process.exitCode = 1;

@@ -57,10 +57,12 @@ async function fuzzBytes(target) {
   const started = performance.now();
   let tried = 0;
   let stalls = 0;
+  let peakRssMb = 0;
   for (;;) {
     const spent = (performance.now() - started) / 1000;
     const result = await runJazzer(target, corpus, kept, Math.max(1, Math.round(seconds - spent)), runs === undefined ? undefined : runs - tried);
     tried += result.tried;
+    peakRssMb = Math.max(peakRssMb, result.peakRssMb);
     // A timeout that takes its target well under the limit in a fresh process was a stall of the
     // machine, not of the input: counted, dropped, and the run goes on where it was.
     const timeouts = result.written.filter((file) => file.includes('timeout-'));
@@ -72,7 +74,7 @@ async function fuzzBytes(target) {
       result.failed = false;
     }
     rmSync(corpus, { recursive: true, force: true });
-    const entry = { tried, seconds: (performance.now() - started) / 1000, failures: result.failed ? Math.max(1, result.written.length) : 0, kept: result.failed ? result.written : [], stalls };
+    const entry = { tried, seconds: (performance.now() - started) / 1000, failures: result.failed ? Math.max(1, result.written.length) : 0, kept: result.failed ? result.written : [], stalls, peakRssMb };
     if (result.failed) entry.problem = lastLines(result.output);
     return entry;
   }
@@ -104,7 +106,8 @@ async function runJazzer(target, corpus, kept, seconds, runs) {
   const result = await run(process.execPath, args);
   const executed = /stat::number_of_executed_units:\s*(\d+)/.exec(result.output)?.[1] ?? /Done (\d+) runs/.exec(result.output)?.[1];
   const written = readdirSync(kept).filter((file) => !before.has(file)).map((file) => join('test', 'fuzz', target.name, file));
-  return { tried: Number(executed ?? 0), written, failed: result.code !== 0 || written.length > 0, output: result.output };
+  const peakRssMb = Number(/stat::peak_rss_mb:\s*(\d+)/.exec(result.output)?.[1] ?? 0);
+  return { tried: Number(executed ?? 0), peakRssMb, written, failed: result.code !== 0 || written.length > 0, output: result.output };
 }
 
 async function allQuick(target, files) {
@@ -137,7 +140,7 @@ for (const target of chosen) {
   process.stdout.write(`${target.name} (${target.kind === 'jazzer' ? 'Jazzer.js' : 'fast-check'}) ...\n`);
   const report = target.kind === 'jazzer' ? await fuzzBytes(target) : await checkProperty(target);
   const perSecond = report.seconds > 0 ? Math.round(report.tried / report.seconds) : 0;
-  rows.push({ target: target.name, engine: target.kind === 'jazzer' ? 'jazzer' : 'fast-check', tried: report.tried, seconds: Math.round(report.seconds * 10) / 10, perSecond, failures: report.failures, stalls: report.stalls ?? 0, ...(report.problem ? { problem: report.problem } : {}), ...(report.kept?.length ? { kept: report.kept } : {}) });
+  rows.push({ target: target.name, engine: target.kind === 'jazzer' ? 'jazzer' : 'fast-check', tried: report.tried, seconds: Math.round(report.seconds * 10) / 10, perSecond, failures: report.failures, stalls: report.stalls ?? 0, ...(report.peakRssMb ? { peakRssMb: report.peakRssMb } : {}), ...(report.problem ? { problem: report.problem } : {}), ...(report.kept?.length ? { kept: report.kept } : {}) });
   if (report.problem) process.stdout.write(`${report.problem}\n`);
 }
 

@@ -66,12 +66,12 @@ function prepare(addon) {
   const shim = join(dir, 'glibc-shim.node');
   if (!existsSync(patched) || !existsSync(shim)) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', `${shim}.tmp`, join(__dirname, 'glibc-shim.c')], { stdio: 'inherit' });
-    renameSync(`${shim}.tmp`, shim);
+    execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', `${shim}.${process.pid}.tmp`, join(__dirname, 'glibc-shim.c')], { stdio: 'inherit' });
+    renameSync(`${shim}.${process.pid}.tmp`, shim);
     const copy = Buffer.from(original);
     for (const version of ['GLIBC_2.38', 'GLIBCXX_3.4.32']) weakenVersionNeed(copy, version);
-    writeFileSync(`${patched}.tmp`, copy);
-    renameSync(`${patched}.tmp`, patched);
+    writeFileSync(`${patched}.${process.pid}.tmp`, copy);
+    renameSync(`${patched}.${process.pid}.tmp`, patched);
   }
   return { patched, shim };
 }
