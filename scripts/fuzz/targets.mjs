@@ -6,8 +6,8 @@
 
 export const TARGETS = [
   { name: 'announce', kind: 'jazzer', sync: true, covers: 'MQTT announcements: parser, compact reader, the source\'s counters' },
-  { name: 'zigbee2mqtt', kind: 'jazzer', sync: true, covers: 'Zigbee2MQTT bridge events through a Zigbee profile' },
-  { name: 'ble-gateway', kind: 'jazzer', sync: true, covers: 'BTtoMQTT reports and their topics through the BLE profiles' },
+  { name: 'zigbee2mqtt', kind: 'jazzer', sync: true, covers: 'Zigbee2MQTT bridge events through a Zigbee profile; the device list, the bridge state and a known button\'s reports with their battery' },
+  { name: 'ble-gateway', kind: 'jazzer', sync: true, covers: 'BTtoMQTT reports and their topics through the BLE profiles, BTHome and batt batteries; gateways\' last wills' },
   { name: 'btsnoop', kind: 'jazzer', sync: true, covers: 'btsnoop captures: monitor (2001), H4 (1002), HCI (1001)' },
   { name: 'hci', kind: 'jazzer', sync: true, instrument: ['@abandonware/noble'], covers: 'HCI events through noble\'s own HCI and GAP parsing, BTHome service data, the BLE source' },
   { name: 'control', kind: 'jazzer', sync: false, covers: 'control-socket frames: split lines, huge lines, bad JSON, unknown requests' },

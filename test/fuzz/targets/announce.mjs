@@ -3,7 +3,7 @@ import { createCounters } from '../../../dist/daemon/counters.js';
 import { parseAnnouncement, startAnnounceSource } from '../../../dist/discovery/announce.js';
 import { isValidDeviceId } from '../../../dist/discovery/sighting.js';
 import { silentLogger } from '../../../dist/log/logger.js';
-import { expect, expectCounted, fakeConnection, json, tally } from './verdict.mjs';
+import { expect, expectBattery, expectCounted, fakeConnection, json, tally } from './verdict.mjs';
 
 const broker = fakeConnection();
 const counters = createCounters();
@@ -19,6 +19,7 @@ export function fuzz(data) {
     expect(result.source === 'mqtt' && result.at === 1, 'an accepted announcement is from mqtt, at the time given');
     expect(result.rssi === undefined || (result.rssi >= -127 && result.rssi <= 20), 'rssi in range');
     expect(result.deviceTypeId === undefined || Number.isInteger(result.deviceTypeId), 'deviceTypeId an integer');
+    expectBattery(result);
     expect(Object.keys(result).every((key) => ['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow'].includes(key)), 'only named fields');
   } else {
     expect(typeof result.invalid === 'string' && result.invalid.length > 0, 'a rejection says why');

@@ -13,7 +13,7 @@ import { isAdvertisingReport, VirtualHciSocket } from '../../../dist/discovery/v
 import { captureConsole } from '../../../dist/log/console-capture.js';
 import { silentLogger } from '../../../dist/log/logger.js';
 import { advertisingReport } from './btsnoop.mjs';
-import { expect, tally } from './verdict.mjs';
+import { expect, expectBattery, tally } from './verdict.mjs';
 
 // As in the daemon: what noble prints goes to the (here silent) log.
 captureConsole(silentLogger());
@@ -67,6 +67,7 @@ export function fuzz(data) {
   else expect(dropped <= 1 && heard === 0, 'an event that is no report is not heard, and dropped at most once');
   for (const sighting of delivered) {
     expect(isValidDeviceId(sighting.deviceId) && sighting.source === 'ble', 'a valid sighting');
+    expectBattery(sighting);
   }
   expect(source.condition().state === 'scanning', 'still scanning');
   if (radio.knownDevices() > KNOWN_LIMIT) radio.forgetDevices();

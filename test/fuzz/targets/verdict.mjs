@@ -1,6 +1,7 @@
 // What every fuzz target holds each input to (CONTRACT 18): it ends as exactly one accepted item
 // or one counted rejection. A broken rule throws a Finding; any other exception escaping the code
 // under test is a finding too (Jazzer keeps the input that raised it).
+import { topicMatches } from '../../../dist/mqtt/subscriptions.js';
 
 export class Finding extends Error {
   name = 'Finding';
@@ -21,19 +22,28 @@ export function tally() {
   };
 }
 
-/** A fake of the one broker connection method the MQTT sources use: the handler they subscribe. */
+/** A fake of the broker connection the MQTT sources use: each message reaches the handlers whose
+ * filter matches its topic, as a broker routes it (a source may subscribe several filters). */
 export function fakeConnection() {
   const handlers = [];
   return {
     connection: {
-      subscribe(_filter, onMessage) {
-        handlers.push(onMessage);
+      subscribe(filter, onMessage) {
+        handlers.push({ filter, onMessage });
       },
     },
-    publish(topic, payload) {
-      for (const handler of handlers) handler(topic, payload);
+    /** Whether any source listens on the topic. */
+    heard: (topic) => handlers.some((handler) => topicMatches(handler.filter, topic)),
+    publish(topic, payload, retained = false) {
+      for (const handler of [...handlers]) if (topicMatches(handler.filter, topic)) handler.onMessage(topic, payload, retained);
     },
   };
+}
+
+/** A battery on a sighting is a whole percent or absent (CONTRACT 17): out of range never gets through. */
+export function expectBattery(sighting) {
+  expect(sighting.battery === undefined || (Number.isInteger(sighting.battery) && sighting.battery >= 0 && sighting.battery <= 100), 'a battery from 0 to 100');
+  expect(sighting.batteryLow === undefined || typeof sighting.batteryLow === 'boolean', 'batteryLow true or false');
 }
 
 /** The counters' movement over one message: `announcements` exactly once, `dropped` once or not. */
