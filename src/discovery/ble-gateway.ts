@@ -1,7 +1,7 @@
 import { addBthomeBattery, bthomeOf } from './bthome.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { Advertisement, ProfileMatcher } from './profiles.js';
-import type { Sighting } from './sighting.js';
+import { batteryPercent, type Sighting } from './sighting.js';
 
 // BLE gateways on the broker: Theengs Gateway and OpenMQTTGateway publish each advertisement they
 // hear as JSON on `<base>/<gateway name>/BTtoMQTT/<MAC>`. Each goes through the same profiles as
@@ -113,10 +113,8 @@ export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource
 export function addGatewayBattery(sighting: Sighting, report: GatewayReport): boolean {
   const dropped = addBthomeBattery(sighting, bthomeOf(report.advertisement.serviceData));
   if (sighting.battery !== undefined || report.batt === undefined) return dropped;
-  const batt = report.batt;
-  if (typeof batt === 'number' && batt >= 0 && batt <= 100) {
-    sighting.battery = batt;
-    return dropped;
-  }
-  return true;
+  const battery = batteryPercent(report.batt);
+  if (battery === undefined) return true;
+  sighting.battery = battery;
+  return dropped;
 }

@@ -1,6 +1,6 @@
 import { readJsonObject } from './mqtt-source.js';
 import type { ZigbeeDefinition } from './profiles.js';
-import type { Sighting } from './sighting.js';
+import { batteryPercent, type Sighting } from './sighting.js';
 import { readLivenessWord } from './source-liveness.js';
 
 // What Zigbee2MQTT tells of its devices besides the bridge events: the retained device list
@@ -86,7 +86,8 @@ export function readDeviceReport(payload: Buffer): DeviceReport | { invalid: str
 export function addZigbeeBattery(sighting: Sighting, report: DeviceReport): boolean {
   let dropped = false;
   if (report.battery !== undefined) {
-    if (typeof report.battery === 'number' && report.battery >= 0 && report.battery <= 100) sighting.battery = report.battery;
+    const battery = batteryPercent(report.battery);
+    if (battery !== undefined) sighting.battery = battery;
     else dropped = true;
   }
   if (report.batteryLow !== undefined) {

@@ -201,7 +201,8 @@ export class Supervisor {
   #battery(button: SupervisedButton, sighting: Sighting): void {
     const wasLow = this.#batteryLow(button);
     const before = button.battery;
-    if (sighting.battery !== undefined) button.battery = sighting.battery;
+    // Sources hand over whole percents; anything else would make every later save refused.
+    if (sighting.battery !== undefined && Number.isInteger(sighting.battery) && sighting.battery >= 0 && sighting.battery <= 100) button.battery = sighting.battery;
     if (sighting.batteryLow !== undefined) button.batteryFlaggedLow = sighting.batteryLow;
     if (before !== button.battery || wasLow !== this.#batteryLow(button)) this.#notify(button);
   }

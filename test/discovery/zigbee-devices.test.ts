@@ -83,7 +83,8 @@ describe('device reports', () => {
   it('takes battery (percent) and battery_low', () => {
     expect(apply({ action: 'single', battery: 100, linkquality: 120 })).toEqual([{ ...sighting(), battery: 100 }, false]);
     expect(apply({ battery: 15, battery_low: true, voltage: 2700 })).toEqual([{ ...sighting(), battery: 15, batteryLow: true }, false]);
-    expect(apply({ battery: 76.5 })).toEqual([{ ...sighting(), battery: 76.5 }, false]);
+    // A fraction is rounded: the store keeps whole percents, and a save it refused would lose every last-heard time.
+    expect(apply({ battery: 76.5 })).toEqual([{ ...sighting(), battery: 77 }, false]);
     expect(apply({ linkquality: 87 })).toEqual([sighting(), false]);
     expect(apply({ battery: null, battery_low: null })).toEqual([sighting(), false]);
   });

@@ -313,3 +313,18 @@ describe('what is no report', () => {
     expect(r.supervision('OLD')).toBe('missing');
   });
 });
+
+describe('what is saved', () => {
+  it('a battery that is no whole percent is never taken, so every save stays one the store accepts', async () => {
+    const { heardSectionSchema } = await import('../../src/store/schema.js');
+    const r = rig();
+    r.supervisor.load([linked('F')], undefined);
+    r.hear('F', 'mqtt', { battery: 1.4 });
+    r.hear('F', 'mqtt', { battery: 60 });
+    r.hear('F', 'mqtt', { battery: 250 });
+    await r.run(SAVE_INTERVAL_MS + SWEEP_MS);
+    expect(r.supervisor.liveness('F')?.battery).toBe(60);
+    expect(r.saves.length).toBeGreaterThan(0);
+    for (const section of r.saves) expect(heardSectionSchema.safeParse(section).success).toBe(true);
+  });
+});
