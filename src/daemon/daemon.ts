@@ -91,7 +91,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
 
   // The MQTT side's state listeners first: a retained `linked` should not wait on a log line.
   const mqtt: MqttSide | undefined = config.mqtt
-    ? startMqttSide({ config, engine, counters, logger, onSighting, supervision: { onLiveness: (l) => supervisor.onLiveness(l), liveness: (id) => supervisor.liveness(id), rows: () => deviceRows(engine.devices(), supervisor) } })
+    ? startMqttSide({ config, engine, counters, logger, onSighting, supervision: { feed: supervisor, rows: () => deviceRows(engine.devices(), supervisor) } })
     : undefined;
   sides.mqtt = mqtt;
   // A gateway's last will or Zigbee2MQTT's bridge state counts at once, not at the next sweep.

@@ -51,7 +51,7 @@ export function startMqttSide(options: {
   /** Where the sources' sightings go: supervision, then the engine. */
   onSighting?: (sighting: Sighting) => void;
   /** Supervision's changes, published (CONTRACT.md section 17), and the rows with their liveness. */
-  supervision?: SupervisionFeed & { rows(): DeviceRow[] };
+  supervision?: { feed: SupervisionFeed; rows(): DeviceRow[] };
 }): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
@@ -83,7 +83,7 @@ export function startMqttSide(options: {
     engine.onForget((deviceId) => homeAssistant.forgotten(deviceId));
   }
   if (options.supervision !== undefined) {
-    publishSupervision({ connection, prefix: config.mqttPrefix, engine, supervision: options.supervision, homeAssistant });
+    publishSupervision({ connection, prefix: config.mqttPrefix, engine, supervision: options.supervision.feed, homeAssistant });
   }
   // The filters sources hear buttons on, as opposed to what outputs may subscribe to.
   const hearing = new Set<string>();
