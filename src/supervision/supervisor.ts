@@ -50,6 +50,8 @@ export class Supervisor {
   /** A save is asked for and has not yet read the buttons: a further change rides on it. With a
    * thousand buttons heard at once after a start, a save each cost O(n^2) bytes and 350 MB. */
   #savePending = false;
+  /** When every button was last told to the outputs after a save ("Last heard"), monotonic. */
+  #lastToldAll: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   saves = 0;
 
@@ -281,7 +283,12 @@ export class Supervisor {
       this.#dirty = true;
       this.#options.logger.warn({ err: messageOf(error) }, 'could not save when the linked buttons were last heard');
     }
-    // Outputs that show "Last heard" follow the saves, not every report.
+    // Outputs that show "Last heard" follow the saves at rest, not every report, nor every save a
+    // burst of changes asks for (each changed button was told already): two retained messages a
+    // button, at most every SAVE_INTERVAL_MS.
+    const now = this.#clock();
+    if (this.#lastToldAll !== undefined && now - this.#lastToldAll < SAVE_INTERVAL_MS) return;
+    this.#lastToldAll = now;
     for (const button of this.#buttons.values()) this.#notify(button);
   }
 }
