@@ -13,7 +13,7 @@ import { SupervisedButton, type ButtonSettings } from './button.js';
 import { savedButton, silenceBeforeRestartMs } from './saved.js';
 import { SourceClocks, type SourceUp } from './source-clocks.js';
 import type { ButtonCounts, ButtonLiveness, Supervision } from './types.js';
-import { batteryWords, clockWords, durationWords } from './words.js';
+import { batteryWords, supervisionWords } from './words.js';
 
 /** The sweep: a button is missing at most this after its deadline, well inside the minute allowed. */
 export const SWEEP_MS = 5_000;
@@ -175,14 +175,8 @@ export class Supervisor {
       // Read every second by the health publisher: only a button with a problem is described.
       if (button.supervision !== 'missing' && !this.#batteryLow(button)) continue;
       const liveness = this.#livenessOf(button);
-      if (button.supervision === 'missing') {
-        const heard = liveness.lastHeard === null ? undefined : Date.parse(liveness.lastHeard);
-        missing.push(
-          heard === undefined
-            ? `button ${button.deviceId} missing (not heard since it was linked)`
-            : `button ${button.deviceId} missing for ${durationWords(nowWall - heard)} (last heard ${clockWords(heard, nowWall)})`,
-        );
-      }
+      // The same words `devices` and the page show for it.
+      if (button.supervision === 'missing') missing.push(`button ${button.deviceId} ${supervisionWords(liveness, nowWall)}`);
       if (liveness.batteryLow) low.push(`button ${button.deviceId} ${batteryWords(liveness) ?? 'battery low'}`);
     }
     return [...missing, ...low];
