@@ -98,9 +98,8 @@ export class Supervisor {
       hearing = { heardAt: at, workedAt: 0, creditMs: 0 };
       button.sources.set(sighting.source, hearing);
     }
-    this.#clocks.heardFrom(sighting.source, at);
     hearing.heardAt = at;
-    hearing.workedAt = this.#clocks.worked(sighting.source, at);
+    hearing.workedAt = this.#clocks.heardFrom(sighting.source, at);
     hearing.creditMs = 0;
     this.#dirty = true;
     if (sighting.profile !== undefined && sighting.profile !== button.profile) this.#profileChanged(button, sighting.profile);
