@@ -71,8 +71,11 @@ describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's B
 
   it('a linked button that stops advertising is missing within its deadline plus a minute, and online when it advertises again', async () => {
     const supervision = async () => (await hub.status()).buttons as { online: number; missing: number };
-    // Advertising since the pairing: online at its first report after the link (status is asked
-    // until then; no log line marks it).
+    // A btvirt controller reports an advertising instance once as it starts, and once more to each
+    // controller that starts scanning: with its instance in place, the button is heard again when
+    // the daemon refreshes a scan that heard nothing for a minute (SILENT_SCAN_REFRESH_MS), so it
+    // goes online after the link, and `rm-adv` below is what really silences it. Status is asked
+    // until then; no log line marks it.
     await waitFor(async () => (await supervision()).online === 1, { timeoutMs: STEP_MS, intervalMs: 1_000, what: 'the linked button online' });
     const stopped = await guest.run('true | btmgmt --index 1 rm-adv 1');
     expect(stopped.code, stopped.stdout + stopped.stderr).toBe(0);
