@@ -25,8 +25,19 @@ export interface ControlSocket {
   on(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
-/** What the kernel answered: `success`, or why not. */
-export type PowerAnswer = { ok: true } | { ok: false; reason: string };
+/**
+ * What the kernel answered: `success`, or why not, and whether asking again can help. An adapter in
+ * its setup answers "invalid index" or "busy" until it is ready; an rfkill block or a refused
+ * permission stays until a person acts.
+ */
+export type PowerAnswer = { ok: true } | { ok: false; reason: string; retry: boolean };
+
+/** The answers only a person can change: asking again would get the same. */
+const NEEDS_A_PERSON = /rfkill|permission|EPERM|EACCES|not permitted|module is missing/i;
+
+export function refusal(reason: string): PowerAnswer {
+  return { ok: false, reason, retry: !NEEDS_A_PERSON.test(reason) };
+}
 
 /** The HCI module noble loads, opened afresh: a socket to bind to the control channel. */
 export function moduleControlSocket(): ControlSocket {
@@ -50,18 +61,18 @@ export function powerOn(index: number, open: () => ControlSocket = moduleControl
       }
       resolve(answer);
     };
-    const timer = setTimeout(() => finish({ ok: false, reason: `no answer within ${ANSWER_TIMEOUT_MS / 1000} s` }), ANSWER_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(refusal(`no answer within ${ANSWER_TIMEOUT_MS / 1000} s`)), ANSWER_TIMEOUT_MS);
     timer.unref();
     try {
       socket = open();
-      socket.on('error', (error) => finish({ ok: false, reason: messageOf(error) }));
+      socket.on('error', (error) => finish(refusal(messageOf(error))));
       socket.on('data', (packet) => {
         // event (2), index (2), length (2), then the command's opcode (2) and status (1)
         if (packet.length < 9) return;
         const event = packet.readUInt16LE(0);
         if ((event !== MGMT_EV_CMD_COMPLETE && event !== MGMT_EV_CMD_STATUS) || packet.readUInt16LE(2) !== index || packet.readUInt16LE(6) !== MGMT_OP_SET_POWERED) return;
         const status = packet[8]!;
-        finish(status === 0 ? { ok: true } : { ok: false, reason: STATUS[status] ?? `status 0x${status.toString(16)}` });
+        finish(status === 0 ? { ok: true } : refusal(STATUS[status] ?? `status 0x${status.toString(16)}`));
       });
       socket.bindControl();
       socket.start();
@@ -72,7 +83,7 @@ export function powerOn(index: number, open: () => ControlSocket = moduleControl
       command[6] = 1;
       socket.write(command);
     } catch (error) {
-      finish({ ok: false, reason: messageOf(error) });
+      finish(refusal(messageOf(error)));
     }
   });
 }

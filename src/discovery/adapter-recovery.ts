@@ -4,10 +4,12 @@ import { monotonicNow, secondsSince, type MonotonicClock } from '../clock.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { AdapterFinder, FoundAdapter, RfkillBlock } from './adapter-finder.js';
+import { errorCode, openAdapter } from './adapter-open.js';
 import type { PowerAnswer } from './adapter-power.js';
 import { AdapterSearch } from './adapter-search.js';
-import { blocked, conditionOfOpenError, logBleState, startBleSource, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
+import { blocked, logBleState, type BleCondition, type BleSource, type BleSourceOptions } from './ble.js';
 import type { NobleRadio } from './noble-loader.js';
+import { powerOnRung, type PowerOnRung } from './power-on-rung.js';
 
 // The recovery ladder of the hub's radio, in one place (CONTRACT.md section 14). noble binds its
 // HCI socket once and never again, so every way an adapter goes away ends the same: close that
@@ -23,8 +25,9 @@ import type { NobleRadio } from './noble-loader.js';
 //                                                                             REOPEN_UNUSABLE_MS (other)
 //   watch                       PRESENCE_POLL_MS; socket ENODEV/EPIPE/EBADFD  gone: close, look again
 //                                                                             after ADAPTER_POLL_MS
-//   power on                    each open of an adapter the kernel lists,     noble sees it up; the
-//                               and an rfkill unblock that leaves it down     source scans
+//   power on (power-on-rung.ts) each open of an adapter the kernel lists,     noble sees it up; the
+//                               and an rfkill unblock; asked again while the  source scans
+//                               kernel answers "not ready" (invalid index)
 //   powered off / blocked       noble's poweredOff, told apart by rfkill      the source scans again at
 //                                                                             power on or unblock
 
@@ -47,12 +50,6 @@ export const PRESENCE_POLL_MS = 1_000;
  * only by the installer's hand, and the retry costs a socket every half minute.
  */
 export const REOPEN_UNUSABLE_MS = 30_000;
-
-/**
- * Power on is asked again this many times, a PRESENCE_POLL_MS apart, while the kernel refuses it:
- * an adapter still in its setup is an "invalid index" to the management interface for a moment.
- */
-export const POWER_ON_ATTEMPTS = 5;
 
 /** The socket errors that mean the adapter is gone from under it (ENODEV: unregistered; EPIPE: unbound by its removal; EBADFD: written after that; EBADF: a socket started again after its stop, kernel-hci-socket.ts). */
 const GONE = new Set(['ENODEV', 'EPIPE', 'EBADFD', 'EBADF']);
@@ -94,15 +91,7 @@ interface Open {
   /** By address: the adapter's own address has been read and is the one configured. */
   verified: boolean;
   block: RfkillBlock | undefined;
-  /** Power on asked of the kernel for this open (and again after each unblock), or under way. */
-  powerAsked: boolean;
-  powerAttempts: number;
-  /**
-   * The adapter has scanned since this open (or the last unblock): a power-on that failed is no
-   * longer tried again, so that an adapter someone powers off afterwards stays off (CONTRACT 14:
-   * `powered-off` until they power it on).
-   */
-  up: boolean;
+  power: PowerOnRung;
 }
 
 interface Waiting {
@@ -111,196 +100,198 @@ interface Waiting {
 }
 
 export function startAdapterRecovery(options: AdapterRecoveryOptions): AdapterRecovery {
-  const { choice, finder, logger } = options;
-  const now = options.now ?? monotonicNow;
-  const wanted = 'address' in choice ? choice.address : undefined;
-  const label = adapterLabel(choice);
-  const search = new AdapterSearch(choice, finder);
-  let phase: Open | Waiting = { kind: 'waiting', condition: { state: 'starting' } };
-  let timer: NodeJS.Timeout | undefined;
-  let faulted = false;
-  let reopens = 0;
-  let retiredRestarts = 0;
-  let lastHeardAt: number | undefined;
-  let reported: BleCondition = { state: 'starting' };
-  let stopped = false;
+  return new RecoveryLadder(options);
+}
 
-  const schedule = (ms: number, step: () => void): void => {
-    clearTimeout(timer);
-    timer = setTimeout(step, ms);
-    timer.unref();
-  };
+/** The ladder's rungs, one method each: look, open, watch (listed, address, rfkill), fault, close. */
+class RecoveryLadder implements AdapterRecovery {
+  readonly #options: AdapterRecoveryOptions;
+  readonly #now: MonotonicClock;
+  /** By address: the configured one. */
+  readonly #wanted: string | undefined;
+  readonly #label: string;
+  readonly #search: AdapterSearch;
+  #phase: Open | Waiting = { kind: 'waiting', condition: { state: 'starting' } };
+  #timer: NodeJS.Timeout | undefined;
+  /** The adapter went away since it was last open: its next open is a recovery. */
+  #faulted = false;
+  #reopens = 0;
+  /** Restarts counted by the sources of adapters since closed. */
+  #retiredRestarts = 0;
+  #lastHeardAt: number | undefined;
+  #reported: BleCondition = { state: 'starting' };
+  #stopped = false;
 
-  const condition = (): BleCondition => {
+  constructor(options: AdapterRecoveryOptions) {
+    this.#options = options;
+    this.#now = options.now ?? monotonicNow;
+    this.#wanted = 'address' in options.choice ? options.choice.address : undefined;
+    this.#label = adapterLabel(options.choice);
+    this.#search = new AdapterSearch(options.choice, options.finder);
+    this.#look();
+  }
+
+  condition(): BleCondition {
+    const phase = this.#phase;
     if (phase.kind === 'waiting') return phase.condition;
     const own = phase.source.condition();
     if (own.state === 'powered-off' && phase.block !== undefined) return blocked(phase.adapter.name, phase.block);
-    if (wanted !== undefined && !phase.verified && own.state === 'scanning') return { state: 'starting' };
+    if (this.#wanted !== undefined && !phase.verified && own.state === 'scanning') return { state: 'starting' };
     return own;
-  };
-
-  // Every state is logged here, as the ladder makes it of the source's (which tells it, not logs it).
-  const report = (): void => {
-    if (phase.kind === 'open' && phase.source.condition().state === 'scanning') phase.up = true;
-    const next = condition();
-    if (next.state === reported.state && next.reason === reported.reason) return;
-    reported = next;
-    logBleState(logger, next, phase.kind === 'open' ? phase.adapter.name : label);
-  };
-
-  const wait = (next: BleCondition, ms: number): void => {
-    phase = { kind: 'waiting', condition: next };
-    report();
-    schedule(ms, look);
-  };
-
-  const absent = (): BleCondition => ({
-    state: 'unavailable',
-    reason: `no adapter ${label} (${faulted ? 'it went away' : 'not present'}); waiting for it: check \`bluetoothctl list\`, and on a Raspberry Pi \`systemctl status hciuart\``,
-  });
-
-  function look(): void {
-    if (stopped) return;
-    const adapter = search.next();
-    if (adapter === undefined) return wait(absent(), ADAPTER_POLL_MS);
-    open(adapter);
   }
 
-  function open(adapter: FoundAdapter): void {
-    let radio: NobleRadio | undefined;
-    let source: BleSource | undefined;
-    try {
-      radio = options.openRadio(adapter.index);
-      const opened: NobleRadio = radio;
-      source = startBleSource({ ...options.source, radio, adapter: adapter.name, now, onSocketError: (error) => socketError(opened, error), onCondition: report });
-      radio.open();
-    } catch (error) {
-      if (source !== undefined) source.stop();
-      else radio?.close();
-      const cause = conditionOfOpenError(error, adapter.name);
-      if (errorCode(error) === 'ENODEV') return wait(absent(), ADAPTER_POLL_MS);
-      return wait(cause, REOPEN_UNUSABLE_MS);
-    }
-    const verified = search.fits(adapter);
-    const opened: Open = { kind: 'open', adapter, radio, source, verified, block: undefined, powerAsked: false, powerAttempts: 0, up: false };
-    phase = opened;
-    // At once: the kernel powers a new adapter off two seconds after its setup unless asked.
-    if (finder.adapters() !== null) askPowerOn(opened);
-    if (faulted) {
-      reopens += 1;
-      faulted = false;
-      logger.info({ adapter: adapter.name }, 'BLE adapter opened again');
-    }
-    report();
-    schedule(PRESENCE_POLL_MS, watch);
+  adapter(): { name: string; address: string | null } | null {
+    const phase = this.#phase;
+    if (phase.kind !== 'open') return null;
+    return { name: phase.adapter.name, address: phase.radio.address() ?? this.#search.addressOf(phase.adapter) ?? null };
   }
 
-  function watch(): void {
-    if (stopped || phase.kind !== 'open') return;
-    const current = phase;
-    const listed = finder.adapters();
-    if (listed !== null && !listed.some((a) => a.name === current.adapter.name)) return fault(`${current.adapter.name} is no longer listed by the kernel`);
-    if (wanted !== undefined && !current.verified) {
-      const address = current.radio.address();
-      if (address !== undefined) {
-        search.learn(current.adapter, address);
-        if (search.fits(current.adapter)) current.verified = true;
-        else {
-          // Not ours: another adapter, tried because its address could not be read before opening.
-          logger.info({ adapter: current.adapter.name, address, wanted }, 'not the configured adapter; looking further');
-          close();
-          return look();
-        }
-      }
-    }
-    const wasBlocked = current.block !== undefined;
-    current.block = current.source.condition().state === 'powered-off' ? finder.rfkill(current.adapter.name) : undefined;
-    if (wasBlocked && current.block === undefined) {
-      current.powerAsked = false;
-      current.powerAttempts = 0;
-      current.up = false;
-    }
-    // Only for an adapter the kernel lists: without sysfs there is no kernel of that kind to ask.
-    if (!current.powerAsked && !current.up && current.block === undefined && listed !== null) askPowerOn(current);
-    report();
-    schedule(PRESENCE_POLL_MS, watch);
+  get restarts(): number {
+    return this.#reopens + this.#retiredRestarts + (this.#phase.kind === 'open' ? this.#phase.source.restarts : 0);
   }
 
-  function askPowerOn(current: Open): void {
-    current.powerAsked = true;
-    if (options.powerOn === undefined) return;
-    current.powerAttempts += 1;
-    const { name, index } = current.adapter;
-    void options.powerOn(index).then((answer) => {
-      if (answer.ok) return logger.debug({ adapter: name }, 'asked the kernel to power the adapter on');
-      if (current.up) return;
-      if (current.powerAttempts < POWER_ON_ATTEMPTS) current.powerAsked = false;
-      else logger.info({ adapter: name, reason: answer.reason }, 'the kernel did not power the adapter on; it stays as it is');
+  lastHeardSeconds(): number | null {
+    return secondsSince(latest(this.#lastHeardAt, this.#phase.kind === 'open' ? this.#phase.source.lastHeardAt : undefined), this.#now());
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#close();
+  }
+
+  /** Every state is logged here, as the ladder makes it of the source's (which tells it, not logs it). */
+  readonly #report = (): void => {
+    const phase = this.#phase;
+    if (phase.kind === 'open' && phase.source.condition().state === 'scanning') phase.power.up();
+    const next = this.condition();
+    if (next.state === this.#reported.state && next.reason === this.#reported.reason) return;
+    this.#reported = next;
+    logBleState(this.#options.logger, next, phase.kind === 'open' ? phase.adapter.name : this.#label);
+  };
+
+  #schedule(ms: number, step: () => void): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(step, ms);
+    this.#timer.unref();
+  }
+
+  #wait(next: BleCondition, ms: number): void {
+    this.#phase = { kind: 'waiting', condition: next };
+    this.#report();
+    this.#schedule(ms, this.#look);
+  }
+
+  #absent(): BleCondition {
+    return {
+      state: 'unavailable',
+      reason: `no adapter ${this.#label} (${this.#faulted ? 'it went away' : 'not present'}); waiting for it: check \`bluetoothctl list\`, and on a Raspberry Pi \`systemctl status hciuart\``,
+    };
+  }
+
+  /** Rung: look for the adapter; open it when the kernel lists it. */
+  readonly #look = (): void => {
+    if (this.#stopped) return;
+    const adapter = this.#search.next();
+    if (adapter === undefined) return this.#wait(this.#absent(), ADAPTER_POLL_MS);
+    this.#open(adapter);
+  };
+
+  /** Rung: open a fresh noble on the adapter, and ask the kernel to power it on. */
+  #open(adapter: FoundAdapter): void {
+    const options = this.#options;
+    const result = openAdapter(adapter, {
+      openRadio: options.openRadio,
+      source: options.source,
+      now: this.#now,
+      onSocketError: (radio, error) => this.#socketError(radio, error),
+      onCondition: this.#report,
     });
+    if (!result.opened) return result.absent ? this.#wait(this.#absent(), ADAPTER_POLL_MS) : this.#wait(result.condition, REOPEN_UNUSABLE_MS);
+    const power = powerOnRung({ adapter, powerOn: options.powerOn, logger: options.logger });
+    const opened: Open = { kind: 'open', adapter, radio: result.radio, source: result.source, verified: this.#search.fits(adapter), block: undefined, power };
+    this.#phase = opened;
+    // At once: the kernel powers a new adapter off two seconds after its setup unless asked. Only
+    // for an adapter the kernel lists: without sysfs there is no kernel of that kind to ask.
+    if (options.finder.adapters() !== null) power.ask();
+    if (this.#faulted) {
+      this.#reopens += 1;
+      this.#faulted = false;
+      options.logger.info({ adapter: adapter.name }, 'BLE adapter opened again');
+    }
+    this.#report();
+    this.#schedule(PRESENCE_POLL_MS, this.#watch);
   }
 
-  function socketError(radio: NobleRadio, error: Error & { code?: string }): void {
+  /** Rung: watch the open adapter: still listed, the configured one, blocked or not. */
+  readonly #watch = (): void => {
+    if (this.#stopped || this.#phase.kind !== 'open') return;
+    const current = this.#phase;
+    const listed = this.#options.finder.adapters();
+    if (listed !== null && !listed.some((a) => a.name === current.adapter.name)) return this.#fault(`${current.adapter.name} is no longer listed by the kernel`);
+    if (!this.#verifyAddress(current)) {
+      this.#close();
+      return this.#look();
+    }
+    this.#followRfkill(current);
+    this.#report();
+    this.#schedule(PRESENCE_POLL_MS, this.#watch);
+  };
+
+  /** By address: false once the open adapter's own address is read and is not the configured one. */
+  #verifyAddress(current: Open): boolean {
+    if (this.#wanted === undefined || current.verified) return true;
+    const address = current.radio.address();
+    if (address === undefined) return true;
+    this.#search.learn(current.adapter, address);
+    if (this.#search.fits(current.adapter)) return (current.verified = true);
+    // Not ours: another adapter, tried because its address could not be read before opening.
+    this.#options.logger.info({ adapter: current.adapter.name, address, wanted: this.#wanted }, 'not the configured adapter; looking further');
+    return false;
+  }
+
+  /** An adapter seen down is blocked or not, by rfkill; lifted, nothing but the ladder powers it on again. */
+  #followRfkill(current: Open): void {
+    const wasBlocked = current.block !== undefined;
+    current.block = current.source.condition().state === 'powered-off' ? this.#options.finder.rfkill(current.adapter.name) : undefined;
+    if (wasBlocked && current.block === undefined) current.power.ask();
+  }
+
+  #socketError(radio: NobleRadio, error: Error & { code?: string }): void {
     const code = errorCode(error);
     if (code === undefined || !GONE.has(code)) return;
     // Raised inside the socket's own callback: the radio is closed once that has returned.
     setImmediate(() => {
-      if (phase.kind === 'open' && phase.radio === radio) fault(`the HCI socket failed: ${code}`);
+      if (this.#phase.kind === 'open' && this.#phase.radio === radio) this.#fault(`the HCI socket failed: ${code}`);
     });
   }
 
-  function fault(why: string): void {
-    if (phase.kind !== 'open') return;
-    logger.warn({ adapter: phase.adapter.name, why }, 'the BLE adapter went away; waiting for it to come back');
-    close();
-    faulted = true;
-    wait(absent(), ADAPTER_POLL_MS);
+  /** Rung: the adapter went away: close it, look for it again. */
+  #fault(why: string): void {
+    if (this.#phase.kind !== 'open') return;
+    this.#options.logger.warn({ adapter: this.#phase.adapter.name, why }, 'the BLE adapter went away; waiting for it to come back');
+    this.#close();
+    this.#faulted = true;
+    this.#wait(this.#absent(), ADAPTER_POLL_MS);
   }
 
-  function close(): void {
+  #close(): void {
+    const phase = this.#phase;
     if (phase.kind !== 'open') return;
-    retiredRestarts += phase.source.restarts;
-    lastHeardAt = latest(lastHeardAt, phase.source.lastHeardAt);
+    phase.power.stop();
+    this.#retiredRestarts += phase.source.restarts;
+    this.#lastHeardAt = latest(this.#lastHeardAt, phase.source.lastHeardAt);
     try {
       phase.source.stop();
     } catch (error) {
-      logger.debug({ error: messageOf(error) }, 'closing the BLE adapter failed; it is gone anyway');
+      this.#options.logger.debug({ error: messageOf(error) }, 'closing the BLE adapter failed; it is gone anyway');
     }
-    phase = { kind: 'waiting', condition: { state: 'starting' } };
+    this.#phase = { kind: 'waiting', condition: { state: 'starting' } };
   }
-
-  look();
-
-  return {
-    condition,
-    adapter() {
-      if (phase.kind !== 'open') return null;
-      const address = phase.radio.address() ?? search.addressOf(phase.adapter) ?? null;
-      return { name: phase.adapter.name, address };
-    },
-    get restarts() {
-      return reopens + retiredRestarts + (phase.kind === 'open' ? phase.source.restarts : 0);
-    },
-    lastHeardSeconds() {
-      const at = latest(lastHeardAt, phase.kind === 'open' ? phase.source.lastHeardAt : undefined);
-      return secondsSince(at, now());
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-      close();
-    },
-  };
 }
 
 function latest(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   return Math.max(a, b);
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') return code;
-  // Some HCI module builds put the errno name only in the message.
-  return /\b(ENODEV|EPIPE|EBADFD|EBADF|EPERM|EACCES|EAFNOSUPPORT)\b/.exec(messageOf(error))?.[1];
 }

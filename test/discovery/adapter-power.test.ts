@@ -42,13 +42,19 @@ describe('powerOn (mgmt Set Powered)', () => {
   it('says why the kernel refused, ignoring other adapters\' answers', async () => {
     const socket = new FakeControl(() => complete(0, 0x12));
     setImmediate(() => socket.emit('data', complete(1, 0)));
-    expect(await powerOn(0, () => socket)).toEqual({ ok: false, reason: 'blocked by rfkill' });
+    expect(await powerOn(0, () => socket)).toEqual({ ok: false, reason: 'blocked by rfkill', retry: false });
+  });
+
+  it('an adapter still in its setup (invalid index, busy) is worth asking again; rfkill and permissions are not', async () => {
+    expect(await powerOn(0, () => new FakeControl(() => complete(0, 0x11)))).toEqual({ ok: false, reason: 'invalid index', retry: true });
+    expect(await powerOn(0, () => new FakeControl(() => complete(0, 0x0a)))).toEqual({ ok: false, reason: 'busy', retry: true });
+    expect(await powerOn(0, () => new FakeControl(() => complete(0, 0x14)))).toEqual({ ok: false, reason: 'permission denied', retry: false });
   });
 
   it('never throws: a refused socket is an answer', async () => {
-    expect(await powerOn(0, () => new FakeControl(undefined, true))).toEqual({ ok: false, reason: 'Operation not permitted' });
+    expect(await powerOn(0, () => new FakeControl(undefined, true))).toEqual({ ok: false, reason: 'Operation not permitted', retry: false });
     expect(await powerOn(0, () => {
       throw new Error('the HCI module is missing');
-    })).toEqual({ ok: false, reason: 'the HCI module is missing' });
+    })).toEqual({ ok: false, reason: 'the HCI module is missing', retry: false });
   });
 });

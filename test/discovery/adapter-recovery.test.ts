@@ -60,7 +60,7 @@ const sysfs = {
   listed: (index: number) => (sysfsAdapters(root).adapters() ?? []).some((a) => a.index === index),
 };
 
-function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean; down?: boolean; powerAnswer?: PowerAnswer } = {}) {
+function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean; down?: boolean; powerAnswer?: PowerAnswer | (() => PowerAnswer | undefined) } = {}) {
   const sockets: VirtualHciSocket[] = [];
   const opened: number[] = [];
   const powerRequests: number[] = [];
@@ -81,8 +81,9 @@ function start(choice: AdapterChoice = { index: 0 }, options: { refuse?: boolean
     // The kernel's Set Powered: refused while rfkill blocks the adapter.
     async powerOn(index) {
       powerRequests.push(index);
-      if (sysfsAdapters(root).rfkill(`hci${index}`) !== undefined) return { ok: false, reason: 'blocked by rfkill' };
-      if (options.powerAnswer !== undefined) return options.powerAnswer;
+      if (sysfsAdapters(root).rfkill(`hci${index}`) !== undefined) return { ok: false, reason: 'blocked by rfkill', retry: false };
+      const answer = typeof options.powerAnswer === 'function' ? options.powerAnswer() : options.powerAnswer;
+      if (answer !== undefined) return answer;
       sockets[index]?.setPowered(true);
       return { ok: true };
     },
@@ -225,7 +226,7 @@ describe('the recovery ladder (fake clock)', () => {
 
   it('a power-on that failed is not tried again once the adapter is up: powered off afterwards, it stays off', async () => {
     sysfs.plug(0);
-    const { recovery, sockets, powerRequests } = start(undefined, { powerAnswer: { ok: false, reason: 'busy' } });
+    const { recovery, sockets, powerRequests } = start(undefined, { powerAnswer: { ok: false, reason: 'busy', retry: true } });
     // The answer is a failure, but the adapter is up (someone else powered it, or the answer was late).
     await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning at start');
     sockets[0]!.setPowered(false);
@@ -256,6 +257,38 @@ describe('the recovery ladder (fake clock)', () => {
     const { recovery, sockets, powerRequests } = start({ index: 0 }, { down: true });
     await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning after the power on');
     expect(powerRequests).toEqual([0]);
+  });
+
+  it('an adapter that stays in its setup (invalid index) for 30 s is asked until it is ready, then scans within 10 s', async () => {
+    sysfs.plug(0);
+    const setupEndsAt = Date.now() + 30_000;
+    const notReady = (): PowerAnswer | undefined => (Date.now() < setupEndsAt ? { ok: false, reason: 'invalid index', retry: true } : undefined);
+    const { recovery, sockets, powerRequests, log } = start({ index: 0 }, { down: true, powerAnswer: notReady });
+    await vi.advanceTimersByTimeAsync(29_000);
+    expect(state(recovery)).toBe('powered-off');
+    const askedDuringSetup = powerRequests.length;
+    // Asked again and again, with a bounded backoff: not once a poll, not given up.
+    expect(askedDuringSetup).toBeGreaterThan(10);
+    expect(askedDuringSetup).toBeLessThan(40);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await within(10_000, scanningOn(recovery, () => sockets[0]), 'scanning after the setup ended');
+    const notReadyLines = log.lines.filter((line) => /not ready to be powered on yet/.test(String(line.msg)));
+    expect(notReadyLines).toHaveLength(1);
+    expect(notReadyLines[0]!.level).toBe(30);
+    expect(log.lines.some((line) => /refused to power/.test(String(line.msg)))).toBe(false);
+    // Up: nothing more is asked.
+    const asked = powerRequests.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(powerRequests.length).toBe(asked);
+  });
+
+  it('a power-on refused for a reason a person must fix (permission) is said once and not asked again', async () => {
+    sysfs.plug(0);
+    const { recovery, powerRequests, log } = start({ index: 0 }, { down: true, powerAnswer: { ok: false, reason: 'permission denied', retry: false } });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(state(recovery)).toBe('powered-off');
+    expect(powerRequests).toEqual([0]);
+    expect(log.lines.filter((line) => /refused to power the adapter on/.test(String(line.msg)))).toHaveLength(1);
   });
 
   it('another program stops the scan or resets the controller: scanning meanwhile, and again within 5 s', async () => {
