@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -41,21 +41,75 @@ export function cacheKey(recipe: ContainerRecipe): string {
   return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
 }
 
-/** The cached root file system for the recipe, made by mmdebstrap on first use. */
-export async function cachedRoot(recipe: ContainerRecipe): Promise<string> {
+/**
+ * What the run's root builder (roots.global-setup.ts) writes to the file named by
+ * PANIC_PAIR_TEST_ROOTS_STATUS: the roots it has still to build, the ones it could not, and whether
+ * it has finished.
+ */
+export interface RootsProgress {
+  pid: number;
+  pending: string[];
+  failed: Record<string, string>;
+  done: boolean;
+}
+
+export const ROOTS_STATUS_ENV = 'PANIC_PAIR_TEST_ROOTS_STATUS';
+const PROGRESS_POLL_MS = 2_000;
+
+function progress(): RootsProgress | undefined {
+  const file = process.env[ROOTS_STATUS_ENV];
+  if (file === undefined || file === '') return undefined;
+  try {
+    const read = JSON.parse(readFileSync(file, 'utf8')) as RootsProgress;
+    if (read.pid === process.pid) return undefined; // the builder itself
+    process.kill(read.pid, 0);
+    return read;
+  } catch {
+    return undefined; // no builder, or it is gone: each suite builds what it needs
+  }
+}
+
+/**
+ * Waits while the run's builder has `key` still to build (or, with `everyRoot`, any root at all: a
+ * kernel guest never runs beside a build under qemu-user). Resolves with the builder's reason when
+ * it could not build `key`.
+ */
+async function builtByTheRun(key: string, everyRoot: boolean): Promise<string | undefined> {
+  let said = false;
+  for (;;) {
+    const now = progress();
+    if (now === undefined) return undefined;
+    if (now.done || (!everyRoot && !now.pending.includes(key))) return now.failed[key];
+    if (!said) process.stderr.write(`waiting for the run's root builds (${now.pending.join(', ')}) before ${key}\n`);
+    said = true;
+    await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
+  }
+}
+
+export interface RootOptions {
+  /** Wait until every root of the run is built, not only this one (kernel guests). */
+  everyRoot?: boolean;
+  /** Ends a build under way (its temporary copy is removed). */
+  signal?: AbortSignal;
+}
+
+/** The cached root file system for the recipe, made by mmdebstrap on first use (or by the run's builder). */
+export async function cachedRoot(recipe: ContainerRecipe, options: RootOptions = {}): Promise<string> {
   const dir = path.join(TEST_CACHE_DIR, cacheKey(recipe));
+  const failure = await builtByTheRun(cacheKey(recipe), options.everyRoot === true);
   if (existsSync(path.join(dir, 'etc', 'os-release'))) return dir;
+  if (failure !== undefined) throw new Error(failure);
   await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
   // Built beside it and renamed into place, so an interrupted build never passes for a cache.
   const building = `${dir}.building-${process.pid}`;
   await rm(building, { recursive: true, force: true });
   const started = performance.now();
-  process.stderr.write(`building the ${recipe.release} root file system for ${recipe.suite} in ${dir} (once)\n`);
+  process.stderr.write(`building the ${recipe.release}${recipe.architecture === undefined ? '' : ` ${recipe.architecture}`} root file system for ${recipe.suite} in ${dir} (once)\n`);
   try {
     const architecture = recipe.architecture === undefined ? [] : [`--architectures=${recipe.architecture}`];
     const hooks = (recipe.customize ?? []).map((hook) => `--customize-hook=${hook}`);
     const args = ['--variant=minbase', ...architecture, `--include=${recipe.packages.join(',')}`, ...hooks, recipe.release, building, MIRROR];
-    const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS });
+    const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS, signal: options.signal });
     if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
     if (existsSync(dir)) await rm(building, { recursive: true, force: true });
     else await rename(building, dir);
@@ -95,9 +149,9 @@ export function lastLines(text: string, count = 8): string {
   return text.trim().split('\n').slice(-count).join('\n');
 }
 
-export function runProcess(command: string, args: readonly string[], options: { input?: string | undefined; timeoutMs?: number } = {}): Promise<RunResult> {
+export function runProcess(command: string, args: readonly string[], options: { input?: string | undefined; timeoutMs?: number; signal?: AbortSignal | undefined } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout: options.timeoutMs });
+    const child = spawn(command, args, { stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], timeout: options.timeoutMs, signal: options.signal });
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -1,13 +1,9 @@
-import type { Container, ContainerRecipe, RunResult } from './container.js';
+import type { Container, RunResult } from './container.js';
 import { whilePressed } from './pressed-button.js';
 
 // What the container suites do with panic-pair's service inside a booted container.
 
-/**
- * Debian 13 (trixie, its own nodejs 20.19) under systemd, where the package is installed with apt:
- * the suites that share it (deb-package, store-upgrade) share its cached root.
- */
-export const PACKAGE_RECIPE: ContainerRecipe = { suite: 'deb-package', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs'] };
+export { PACKAGE_RECIPE } from './test-roots.js';
 
 /** `systemctl show` of `unit`, as a record of the properties asked for. */
 export async function unitProperties(box: Container, unit: string, ...properties: string[]): Promise<Record<string, string>> {

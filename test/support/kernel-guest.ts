@@ -108,7 +108,7 @@ export async function bootKernelGuestOrReason(options: { deb?: string; architect
   const unavailable = kernelGuestUnavailable(architecture);
   if (unavailable !== undefined) return unavailable;
   const machine = GUEST_ARCHITECTURES[architecture];
-  return boot(machine, await cachedRoot(machine.recipe), options.deb);
+  return boot(machine, await cachedRoot(machine.recipe, { everyRoot: true }), options.deb);
 }
 
 const live = new Set<() => void>();

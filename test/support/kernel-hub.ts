@@ -46,14 +46,24 @@ export function buttonAdvertisement(deviceId: string): string {
 }
 
 /**
+ * A shell line that powers controller `index` on, once the kernel has it ready. A controller is
+ * listed in sysfs from the moment it registers, but while its setup runs (hci_uart on a slow guest
+ * takes seconds) the management interface answers "Invalid Index" (or "Busy"): asked again until it
+ * answers otherwise, and any other failure ends the line with btmgmt's words. btmgmt reads commands
+ * from stdin after its arguments' one, and waits forever on /dev/null: it is given an empty pipe.
+ */
+export function powerOnScript(index: number): string {
+  return `until out=$(true | btmgmt --index ${index} power on 2>&1); do case "$out" in *"Invalid Index"*|*Busy*) sleep 0.2;; *) printf '%s\\n' "$out" >&2; exit 1;; esac; done`;
+}
+
+/**
  * A shell line that powers controller `index` on and makes it advertise the button `deviceId`
  * (in place of what it advertised). A virtual controller sends one advertising report each time
- * advertising starts, and one to each controller that starts scanning meanwhile. btmgmt reads commands from stdin after its arguments' one,
- * and waits forever on /dev/null: it is given an empty pipe.
+ * advertising starts, and one to each controller that starts scanning meanwhile.
  */
 export function advertiseScript(index: number, deviceId: string): string {
   // Adding instance 1 again replaces it (mgmt's Add Advertising).
-  return `true | btmgmt --index ${index} power on && true | btmgmt --index ${index} add-adv -d ${buttonAdvertisement(deviceId)} 1`;
+  return `${powerOnScript(index)} && true | btmgmt --index ${index} add-adv -d ${buttonAdvertisement(deviceId)} 1`;
 }
 
 /** A JSON log line of the daemon, or undefined for anything else. */

@@ -10,6 +10,7 @@ import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
+import { APT_UPDATES_RECIPE } from '../support/test-roots.js';
 import { findExecutable } from '../support/installed.js';
 
 // A hub that updates itself (CONTRACT 16): Debian 13 under systemd, as in the package test, with
@@ -22,7 +23,7 @@ import { findExecutable } from '../support/installed.js';
 // listed beside N+1, a pin above 1000 leaves the hub at N+1 until Allow-downgrade lets
 // unattended-upgrades take it back to N.
 
-const RECIPE = { suite: 'apt-updates', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs', 'unattended-upgrades'] };
+const RECIPE = APT_UPDATES_RECIPE;
 const TOKEN = 'apt-token-81c4f0a7e2';
 const CUSTOMER_ID = 42;
 const UNIT = 'panic-pair.service';

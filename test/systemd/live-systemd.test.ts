@@ -10,6 +10,7 @@ import { assertBuilt, ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, TEST_CACHE_DIR, type Container } from '../support/container.js';
+import { LIVE_SYSTEMD_RECIPE } from '../support/test-roots.js';
 import { freePort } from '../support/loopback.mjs';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
@@ -26,7 +27,7 @@ import { postCode, signIn, type PageSettings } from '../support/web-page.js';
 // of the host. Skips, saying why, where it cannot run (not root, no systemd-nspawn or mmdebstrap,
 // no Debian mirror for the first build of the cached root, a kernel where nspawn cannot boot).
 
-const RECIPE = { suite: 'live-systemd', release: 'bookworm', packages: ['systemd', 'systemd-sysv', 'dbus'] };
+const RECIPE = LIVE_SYSTEMD_RECIPE;
 const TOKEN = 'live-token-1d7a90c3e5';
 const CUSTOMER_ID = 42;
 const INSTALLER_CODE = 'live-hub-label-5821';

@@ -11,6 +11,7 @@ import { assertBuilt, ROOT, runBinary } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
+import { PROVISION_RECIPE } from '../support/test-roots.js';
 import { freePort } from '../support/loopback.mjs';
 import { signIn } from '../support/web-page.js';
 
@@ -25,7 +26,7 @@ import { signIn } from '../support/web-page.js';
 // mosquitto run on the host's loopback, which the containers share. Skips, saying why, where
 // containers cannot run.
 
-const RECIPE = { suite: 'provision-cloud-init', release: 'trixie', packages: ['systemd', 'systemd-sysv', 'dbus', 'nodejs', 'cloud-init'] };
+const RECIPE = PROVISION_RECIPE;
 const TOKEN = 'prov-token-8c41e0b7a2';
 const CODE = 'prov-label-5528';
 const CUSTOMER_ID = 42;

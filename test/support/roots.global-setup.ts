@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { cacheKey, cachedRoot, ROOTS_STATUS_ENV, TEST_CACHE_DIR, type RootsProgress } from './container-root.js';
+import { TEST_ROOTS, type TestRoot } from './test-roots.js';
+
+// Before any suite, the run builds the root file systems its suites boot and that are not cached
+// yet, one after another (test-roots.ts gives the order), printing how long each took. The suites
+// that need no root run meanwhile; a container suite waits for its own root, a kernel suite for
+// every root (container-root.ts), so no guest ever runs beside a build under qemu-user. On a warm
+// machine nothing is built and the run is the same, only shorter. A run given file filters builds
+// only the roots of the files it runs.
+
+/** Every project of the run calls this setup, in one process: the first starts the builder. */
+const STARTED = Symbol.for('panic-pair.test-roots-builder');
+
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  const shared = globalThis as { [STARTED]?: boolean };
+  if (shared[STARTED] === true) return undefined;
+  shared[STARTED] = true;
+  const filters = fileFilters(process.argv.slice(2));
+  const wanted = TEST_ROOTS.filter((root) => isRun(root, filters) && root.unavailable() === undefined);
+  const missing = wanted.filter((root) => !existsSync(path.join(TEST_CACHE_DIR, cacheKey(root.recipe), 'etc', 'os-release')));
+  if (missing.length === 0) return undefined;
+
+  await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
+  const file = path.join(TEST_CACHE_DIR, `roots-progress-${process.pid}.json`);
+  const progress: RootsProgress = { pid: process.pid, pending: missing.map((root) => cacheKey(root.recipe)), failed: {}, done: false };
+  const tell = (): Promise<void> => writeFile(`${file}`, JSON.stringify(progress));
+  await tell();
+  process.env[ROOTS_STATUS_ENV] = file;
+  process.stderr.write(`building ${missing.length} test root file system(s) first, one after another: ${missing.map((root) => root.recipe.suite).join(', ')}\n`);
+
+  const abort = new AbortController();
+  const building = (async () => {
+    const figures: string[] = [];
+    const started = performance.now();
+    for (const root of missing) {
+      const key = cacheKey(root.recipe);
+      const from = performance.now();
+      try {
+        await cachedRoot(root.recipe, { signal: abort.signal });
+        figures.push(`${root.recipe.suite} ${seconds(from)} s`);
+      } catch (error) {
+        progress.failed[key] = `the run could not build it: ${(error as Error).message}`;
+        figures.push(`${root.recipe.suite} failed after ${seconds(from)} s`);
+      }
+      progress.pending = progress.pending.filter((pending) => pending !== key);
+      if (abort.signal.aborted) break;
+      await tell();
+    }
+    progress.done = true;
+    await tell();
+    process.stderr.write(`test roots built in ${seconds(started)} s: ${figures.join(', ')}\n`);
+  })();
+
+  return async () => {
+    abort.abort();
+    await building.catch(() => undefined);
+    await rm(file, { force: true });
+  };
+}
+
+function seconds(since: number): string {
+  return ((performance.now() - since) / 1000).toFixed(0);
+}
+
+function isRun(root: TestRoot, filters: readonly string[]): boolean {
+  return filters.length === 0 || root.usedBy.some((file) => filters.some((filter) => file.includes(filter)));
+}
+
+/** vitest's options that take their value as the next word. */
+const TAKES_A_VALUE = new Set(['--project', '--reporter', '--config', '-c', '--root', '-r', '--dir', '-t', '--testNamePattern', '--outputFile', '--maxWorkers', '--pool', '--shard', '--exclude', '--mode']);
+
+/** The file filters of a `vitest [run] [filters...] [options]` command line. */
+export function fileFilters(args: readonly string[]): string[] {
+  const filters: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    if (arg.startsWith('-')) {
+      if (!arg.includes('=') && TAKES_A_VALUE.has(arg)) i += 1;
+      continue;
+    }
+    if (i === 0 && ['run', 'watch', 'dev', 'related'].includes(arg)) continue;
+    filters.push(arg);
+  }
+  return filters;
+}
