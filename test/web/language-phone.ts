@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ARTIFACTS } from '../support/browser.js';
-import { ROOT } from '../support/binary.js';
 import { CHROMIUM, CHROMIUM_ARGS, PHONE } from '../support/chromium.mjs';
 
 // A phone that speaks one language, as a phone sets it: Chromium's locale gives both the
@@ -21,7 +20,7 @@ export interface LanguagePhone {
   /** What overflows: the page wider than the screen, or a control or label whose text is cut off. */
   overflows(): Promise<string[]>;
   /** A screenshot of what the phone's screen shows, for the docs or test-artifacts/web/. */
-  screenshot(file: string): Promise<void>;
+  screenshot(file: string, options?: { keepScroll?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,9 +67,9 @@ export async function openLanguagePhone(locale: string): Promise<LanguagePhone> 
       return (await page.evaluate(run)) as string[];
     },
     overflows: async () => (await page.evaluate(OVERFLOWS)) as string[],
-    screenshot: async (file) => {
-      await page.evaluate('window.scrollTo(0, 0)');
-      await page.screenshot({ path: path.isAbsolute(file) ? file : path.join(ARTIFACTS, file) });
+    screenshot: async (file, options = {}) => {
+      if (!options.keepScroll) await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: path.join(ARTIFACTS, file) });
     },
     close: async () => {
       await context.close();
@@ -79,4 +78,3 @@ export async function openLanguagePhone(locale: string): Promise<LanguagePhone> 
   };
 }
 
-export const DOCS = path.join(ROOT, 'docs');

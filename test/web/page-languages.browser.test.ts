@@ -97,7 +97,7 @@ describe.each(LANGUAGES)('the page in %s', (language) => {
   it('signs in, shows everything in the language, and runs a pairing through the stable hooks', { timeout: 60_000 }, async () => {
     const { page } = phone;
     await page.goto(web.url);
-    await page.waitForFunction(`document.documentElement.lang === '${language}'`, undefined, WAIT);
+    await page.locator(`html[lang=${language}]`).waitFor({ state: 'attached', ...WAIT });
     await phone.signIn(web.url, CODE);
     await page.locator('#health-summary[data-state=degraded]').waitFor(WAIT);
     await page.locator('[data-action=choose][data-device="7F3A9C"]').waitFor(WAIT);
@@ -143,13 +143,13 @@ describe('the Language control', () => {
     try {
       const { page } = phone;
       await page.goto(web.url);
-      await page.waitForFunction("document.documentElement.lang === 'en'", undefined, WAIT);
+      await page.locator('html[lang=en]').waitFor({ state: 'attached', ...WAIT });
       await page.locator('[data-action=language]').selectOption('pl');
-      await page.waitForFunction("document.documentElement.lang === 'pl'", undefined, WAIT);
+      await page.locator('html[lang=pl]').waitFor({ state: 'attached', ...WAIT });
       await phone.signIn(web.url, CODE);
       expect(await page.evaluate('document.documentElement.lang')).toBe('pl');
       await page.locator('[data-action=language]').selectOption('ar');
-      await page.waitForFunction("document.documentElement.dir === 'rtl'", undefined, WAIT);
+      await page.locator('html[dir=rtl]').waitFor({ state: 'attached', ...WAIT });
       await page.reload();
       await page.locator('#live[data-state=live]').waitFor(WAIT);
       expect(await page.evaluate('({ lang: document.documentElement.lang, dir: document.documentElement.dir })')).toEqual({ lang: 'ar', dir: 'rtl' });
