@@ -11,6 +11,10 @@ export interface Asset {
 
 const FILES: Record<string, { file: string; type: string }> = {
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
+  '/health.js': { file: 'health.js', type: 'text/javascript; charset=utf-8' },
+  '/pairing.js': { file: 'pairing.js', type: 'text/javascript; charset=utf-8' },
+  '/devices.js': { file: 'devices.js', type: 'text/javascript; charset=utf-8' },
   '/i18n.js': { file: 'i18n.js', type: 'text/javascript; charset=utf-8' },
   '/sign-in.js': { file: 'sign-in.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },

@@ -32,7 +32,16 @@ export function pageStatus(status: StatusReport, devices: readonly DeviceRow[], 
   const { problems, api, store, mqttReason: _m, bleReason: _b, mqttRefusals, counters: _c, ...rest } = status;
   const refused = [...(mqttRefusals?.subscriptions.map((s) => s.filter) ?? []), ...(mqttRefusals?.publishes.map((p) => p.topic) ?? [])];
   const byId = new Map(devices.map((row) => [row.deviceId, row]));
-  const kinds = problems.map((text) => problemOf(text, status, refused, byId, nowWall));
+  let entitlementSaid = false;
+  const kinds = problems.map((text): PageProblem => {
+    const kind = problemOf(text, status, refused, byId, nowWall);
+    // Status says the entitlement once, in its own words or the API's: the first problem no
+    // other kind claims. Any later one is new to this file.
+    if (kind.kind !== 'not-entitled') return kind;
+    if (entitlementSaid) return { kind: 'other' };
+    entitlementSaid = true;
+    return kind;
+  });
   return { ...rest, api: { state: api.state }, store: { ok: store.ok }, problems: kinds };
 }
 

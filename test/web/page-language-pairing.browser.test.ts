@@ -8,11 +8,11 @@ import { openLanguagePhone, WAIT, type LanguagePhone } from './language-phone.js
 // step in its language, through the page's stable hooks only. Its screens, in test-artifacts/web/, are the pictures of docs/languages.md.
 
 const CASES = [
-  { locale: 'de-DE', language: 'de', deviceId: 'DE7F3A', checking: 'Abonnement des Kunden wird geprüft', linked: /Verknüpft: Verknüpfungs-ID \d+/, english: /Linked|Checking|Waiting/ },
-  { locale: 'ar-SA', language: 'ar', deviceId: 'AR2B4D', checking: 'جارٍ التحقق من اشتراك العميل', linked: /تم الربط: رقم الربط \d+/, english: /Linked|Checking|Waiting/ },
+  { locale: 'de-DE', language: 'de', deviceId: 'DE7F3A', checking: 'Abonnement des Kunden wird geprüft', wrong: 'Dieser Code stimmt nicht. Prüfen Sie das Etikett am Hub.', linked: /Verknüpft: Verknüpfungs-ID \d+/, english: /Linked|Checking|Waiting/ },
+  { locale: 'ar-SA', language: 'ar', deviceId: 'AR2B4D', checking: 'جارٍ التحقق من اشتراك العميل', wrong: 'هذا الرمز غير صحيح. راجع الملصق على الوحدة المركزية.', linked: /تم الربط: رقم الربط \d+/, english: /Linked|Checking|Waiting/ },
 ];
 
-describe.each(CASES)('a whole pairing in $language', ({ locale, language, deviceId, checking, linked, english }) => {
+describe.each(CASES)('a whole pairing in $language', ({ locale, language, deviceId, checking, wrong, linked, english }) => {
   let harness: DaemonHarness;
   let settings: PageSettings;
   let phone: LanguagePhone;
@@ -32,6 +32,10 @@ describe.each(CASES)('a whole pairing in $language', ({ locale, language, device
     const { page } = phone;
     await page.goto(settings.origin);
     await page.locator(`html[lang=${language}]`).waitFor({ state: 'attached', ...WAIT });
+    // A wrong code is refused in the language too.
+    await page.locator('[name=code]').fill('not-the-code');
+    await page.locator('[data-action=sign-in]').click();
+    await page.getByRole('alert').filter({ hasText: wrong }).waitFor(WAIT);
     await phone.screenshot(`pairing-${language}-1-sign-in.png`);
     await phone.signIn(settings.origin, settings.code);
     await page.locator('#health-summary[data-state=healthy]').waitFor(WAIT);
