@@ -37,11 +37,17 @@ export function currentLanguage() {
 export async function loadLanguage() {
   language = pickLanguage(storedChoice(), navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]);
   const response = await fetch(`/i18n/${language}.json`, { cache: 'no-cache' });
-  messages = (await response.json()).messages;
-  formats = makeFormats(language);
+  useLanguage(language, (await response.json()).messages);
   document.documentElement.lang = language;
   document.documentElement.dir = RIGHT_TO_LEFT.includes(language) ? 'rtl' : 'ltr';
   return language;
+}
+
+/** Words and formats from here on are those of `code`, from its catalogue's messages. */
+export function useLanguage(code, catalogueMessages) {
+  language = code;
+  messages = catalogueMessages;
+  formats = makeFormats(code);
 }
 
 function makeFormats(lang) {
