@@ -96,7 +96,10 @@ describe.each(LANGUAGES)('the page in %s', (language) => {
 
   it('signs in, shows everything in the language, and runs a pairing through the stable hooks', { timeout: 60_000 }, async () => {
     const { page } = phone;
-    await page.goto(web.url);
+    const [request] = await Promise.all([page.waitForRequest(web.url + '/'), page.goto(web.url)]);
+    // The phone speaks the language both ways a page can hear it.
+    expect(request.headers()['accept-language']).toMatch(new RegExp(`^${LOCALES[language]}`));
+    expect(await page.evaluate('navigator.languages[0]')).toBe(LOCALES[language]);
     await page.locator(`html[lang=${language}]`).waitFor({ state: 'attached', ...WAIT });
     await phone.signIn(web.url, CODE);
     await page.locator('#health-summary[data-state=degraded]').waitFor(WAIT);
@@ -115,6 +118,10 @@ describe.each(LANGUAGES)('the page in %s', (language) => {
     expect(html).toEqual({ lang: language, dir: language === 'ar' ? 'rtl' : 'ltr' });
 
     if (language !== 'en') {
+      // The detector has something to find: the English of every part of the page.
+      const phrases = englishPhrases(language);
+      expect(phrases.length).toBeGreaterThan(150);
+      expect(phrases).toEqual(expect.arrayContaining(['Waiting for the button', 'Buttons heard now', 'Checking the customer\'s subscription']));
       const shown = (await page.evaluate(
         "[document.title, document.body.innerText, ...[...document.querySelectorAll('[aria-label]')].map((node) => node.getAttribute('aria-label')), ...[...document.querySelectorAll('option')].map((node) => node.textContent)].join('\\n')",
       )) as string;
