@@ -1,11 +1,11 @@
 // What the installer started from the page and how it is going: the pairings asked for (each with
-// its live step) and the open pairing window (its countdown and outcomes). Kept here rather than
+// its live step) and the open pairing window (its countdown and outcomes), as states, kinds and
+// numbers that the page words in the installer's language (CONTRACT.md section 20). Kept here rather than
 // in a browser so that a phone that reconnects sees the same thing, and so every start is logged
 // with the address it came from.
-import { messageOf } from '../errors.js';
+import { errorKindOf, messageOf, type ErrorKind } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import type { CheckReport } from '../check/result.js';
-import { waitText } from '../pairing/outage.js';
+import type { CheckName } from '../check/result.js';
 import type { LinkOutcome, PairProgress, PairStep } from '../pairing/types.js';
 import type { PageHandlers } from './port.js';
 
@@ -13,27 +13,34 @@ export interface PairingView {
   deviceId: string;
   customerId: number;
   step: PairStep | 'failed';
-  /** Why it failed, or the link id once linked. */
-  message?: string;
+  /** Why it failed, by kind: the page words it in the installer's language. */
+  reason?: ErrorKind;
   linkId?: number;
   alreadyLinked?: boolean;
   /** How long the page waits for the button to be pressed and linked. */
   timeoutSeconds: number;
-  /** The last wait through a passing API failure, in the CLI's words; kept until the link ends. */
-  retry?: string;
+  /** The last wait through a passing API failure (which API, ms until the next try); kept until the link ends. */
+  retry?: { api: string; inMs: number } | undefined;
 }
 
 export interface OutcomeView {
   deviceId: string;
   ok: boolean;
-  message?: string;
+  reason?: ErrorKind;
   linkId?: number;
+}
+
+/** A check's result without the CLI's sentences: which check, and whether it passed, was off or not run. */
+export interface CheckResultView {
+  name: CheckName;
+  ok: boolean;
+  skipped?: true;
 }
 
 export interface CheckView {
   running: boolean;
-  report?: CheckReport;
-  error?: string;
+  report?: { ok: boolean; checks: CheckResultView[] };
+  error?: ErrorKind;
   /** ISO-8601 of the hub's clock when it ended. */
   at?: string;
 }
@@ -44,13 +51,13 @@ export interface WindowView {
   opening: boolean;
   customerId: number;
   /** Why the window was refused or failed (a customer not entitled, the daemon stopping). */
-  error?: string | undefined;
+  error?: ErrorKind | undefined;
   /** Left of the window when the snapshot was taken. */
   remainingMs: number;
   seconds: number;
   outcomes: OutcomeView[];
-  /** Buttons of this window waiting through a passing API failure, in the CLI's words. */
-  retries: Array<{ deviceId: string; text: string }>;
+  /** Buttons of this window waiting through a passing API failure, and the ms until their next try. */
+  retries: Array<{ deviceId: string; api: string; inMs: number }>;
 }
 
 /** How long the page waits for a button to be pressed and linked. */
@@ -59,7 +66,7 @@ const KEPT_PAIRINGS = 8;
 
 export class PageActivity {
   readonly #pairings = new Map<string, PairingView>();
-  #window: (Omit<WindowView, 'retries'> & { endsAt: number; retries: Map<string, string> }) | undefined;
+  #window: (Omit<WindowView, 'retries'> & { endsAt: number; retries: Map<string, { api: string; inMs: number }> }) | undefined;
   #check: CheckView | undefined;
   readonly #stop = new AbortController();
 
@@ -85,7 +92,7 @@ export class PageActivity {
     // A wait leaves the step where it was (still linking) and says why and for how long.
     const onProgress = (progress: PairProgress): void => {
       if (progress.step === 'retrying') {
-        if (progress.wait) view.retry = waitText(progress.wait);
+        if (progress.wait) view.retry = { api: progress.wait.api, inMs: progress.wait.inMs };
       } else {
         view.step = progress.step;
       }
@@ -94,9 +101,12 @@ export class PageActivity {
     this.handlers
       .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId })
       .then((outcome) => Object.assign(view, pairingEnd(outcome), { retry: undefined }))
-      .catch((error: unknown) => Object.assign(view, { step: 'failed', message: messageOf(error), retry: undefined }))
+      .catch((error: unknown) => {
+        this.logger.warn({ address, deviceId, err: messageOf(error) }, 'page: pairing failed');
+        Object.assign(view, { step: 'failed', reason: errorKindOf(error), retry: undefined });
+      })
       .finally(() => {
-        this.logger.info({ address, deviceId, customerId, step: view.step, reason: view.message }, 'page: pairing ended');
+        this.logger.info({ address, deviceId, customerId, step: view.step, reason: view.reason }, 'page: pairing ended');
         this.changed();
       });
     return true;
@@ -106,17 +116,17 @@ export class PageActivity {
   openWindow(seconds: number, customerId: number, address: string): boolean {
     if (this.#window?.open) return false;
     this.logger.info({ address, seconds, customerId }, 'page: pairing window opened');
-    const window = { open: true, opening: true, seconds, customerId, error: undefined as string | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[], retries: new Map<string, string>() };
+    const window = { open: true, opening: true, seconds, customerId, error: undefined as ErrorKind | undefined, remainingMs: seconds * 1000, endsAt: performance.now() + seconds * 1000, outcomes: [] as OutcomeView[], retries: new Map<string, { api: string; inMs: number }>() };
     this.#window = window;
     this.changed();
     const onProgress = (progress: PairProgress): void => {
-      if (progress.step === 'retrying' && progress.wait) window.retries.set(progress.deviceId, waitText(progress.wait));
+      if (progress.step === 'retrying' && progress.wait) window.retries.set(progress.deviceId, { api: progress.wait.api, inMs: progress.wait.inMs });
       this.changed();
     };
     const onOutcome = (outcome: LinkOutcome): void => {
       window.retries.delete(outcomeDevice(outcome));
       const ended = pairingEnd(outcome);
-      window.outcomes.push({ deviceId: outcomeDevice(outcome), ok: outcome.ok, message: ended.message, linkId: ended.linkId });
+      window.outcomes.push({ deviceId: outcomeDevice(outcome), ok: outcome.ok, reason: ended.reason, linkId: ended.linkId });
       this.logger.info({ address, deviceId: outcomeDevice(outcome), ok: outcome.ok }, 'page: window outcome');
       this.changed();
     };
@@ -133,8 +143,8 @@ export class PageActivity {
         customerId,
       })
       .catch((error: unknown) => {
-        window.error = messageOf(error);
-        this.logger.warn({ address, customerId, err: window.error }, 'page: window refused');
+        window.error = errorKindOf(error);
+        this.logger.warn({ address, customerId, err: messageOf(error) }, 'page: window refused');
       })
       .finally(() => {
         window.open = false;
@@ -154,8 +164,8 @@ export class PageActivity {
     this.changed();
     this.handlers
       .check()
-      .then((report) => (check.report = report))
-      .catch((error: unknown) => (check.error = messageOf(error)))
+      .then((report) => (check.report = { ok: report.ok, checks: report.checks.map(({ name, ok, skipped }) => (skipped ? { name, ok, skipped } : { name, ok })) }))
+      .catch((error: unknown) => (check.error = errorKindOf(error)))
       .finally(() => {
         check.running = false;
         check.at = new Date().toISOString();
@@ -186,7 +196,7 @@ export class PageActivity {
     return {
       ...view,
       outcomes: [...view.outcomes],
-      retries: [...retries].map(([deviceId, text]) => ({ deviceId, text })),
+      retries: [...retries].map(([deviceId, wait]) => ({ deviceId, ...wait })),
       remainingMs: view.open ? Math.max(0, endsAt - performance.now()) : 0,
     };
   }
@@ -201,8 +211,8 @@ function outcomeDevice(outcome: LinkOutcome): string {
   return outcome.ok ? outcome.record.deviceId : outcome.deviceId;
 }
 
-function pairingEnd(outcome: LinkOutcome): Pick<PairingView, 'step' | 'message' | 'linkId' | 'alreadyLinked'> {
-  if (!outcome.ok) return { step: 'failed', message: outcome.message };
+function pairingEnd(outcome: LinkOutcome): Pick<PairingView, 'step' | 'reason' | 'linkId' | 'alreadyLinked'> {
+  if (!outcome.ok) return { step: 'failed', reason: outcome.kind };
   const end: Pick<PairingView, 'step' | 'linkId' | 'alreadyLinked'> = { step: 'linked', alreadyLinked: outcome.alreadyLinked };
   if (outcome.record.linkId !== undefined) end.linkId = outcome.record.linkId;
   return end;

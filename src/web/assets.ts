@@ -1,6 +1,6 @@
 // The page's files, read once at start (a few kilobytes): served from memory, never from a path
 // a request names.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PanicPairError } from '../errors.js';
 
@@ -11,16 +11,31 @@ export interface Asset {
 
 const FILES: Record<string, { file: string; type: string }> = {
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
+  '/health.js': { file: 'health.js', type: 'text/javascript; charset=utf-8' },
+  '/pairing.js': { file: 'pairing.js', type: 'text/javascript; charset=utf-8' },
+  '/devices.js': { file: 'devices.js', type: 'text/javascript; charset=utf-8' },
+  '/i18n.js': { file: 'i18n.js', type: 'text/javascript; charset=utf-8' },
+  '/sign-in.js': { file: 'sign-in.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/icon.svg': { file: 'icon.svg', type: 'image/svg+xml' },
   '/favicon.ico': { file: 'icon.svg', type: 'image/svg+xml' },
+};
+
+export type SignInRefusal = 'wrong' | 'blocked';
+
+/** The English words of a refusal, shown until the page's script words it in the phone's language. */
+const REFUSAL_WORDS: Record<SignInRefusal, { key: string; text: string }> = {
+  wrong: { key: 'signIn.wrong', text: 'That code is not right. Check the label on the hub.' },
+  blocked: { key: 'signIn.blocked', text: 'Too many wrong codes from this phone. Wait a minute, then try again.' },
 };
 
 export interface PageAssets {
   /** The static files any visitor may fetch: they hold no state. */
   files: ReadonlyMap<string, Asset>;
   app: Asset;
-  signIn(message?: string): Asset;
+  /** The sign-in page, with why the last code was refused (worded by the page in the phone's language). */
+  signIn(refusal?: SignInRefusal): Asset;
 }
 
 /**
@@ -42,18 +57,19 @@ export function loadAssets(): PageAssets {
   const read = (file: string): Buffer => readFileSync(new URL(file, dir));
   const files = new Map<string, Asset>();
   for (const [route, { file, type }] of Object.entries(FILES)) files.set(route, { type, body: read(file) });
+  // One catalogue a language (CONTRACT.md section 20), fetched by the page for the language shown.
+  for (const file of readdirSync(new URL('i18n/', dir)).filter((name) => name.endsWith('.json'))) {
+    files.set(`/i18n/${file}`, { type: 'application/json; charset=utf-8', body: read(`i18n/${file}`) });
+  }
   const html = 'text/html; charset=utf-8';
   const signInTemplate = read('sign-in.html').toString('utf8');
   return {
     files,
     app: { type: html, body: read('index.html') },
-    signIn: (message) => ({
-      type: html,
-      body: Buffer.from(signInTemplate.replace('<!--message-->', message === undefined ? '' : `<p class="problem" role="alert">${escapeHtml(message)}</p>`)),
-    }),
+    signIn: (refusal) => {
+      const words = refusal === undefined ? undefined : REFUSAL_WORDS[refusal];
+      const message = words === undefined ? '' : `<p class="problem" role="alert" data-i18n="${words.key}">${words.text}</p>`;
+      return { type: html, body: Buffer.from(signInTemplate.replace('<!--message-->', message)) };
+    },
   };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

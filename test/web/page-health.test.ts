@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { CLOCK_UNSET } from '../../src/clock.js';
+import { buildStatus, type StatusInputs } from '../../src/daemon/status.js';
+import type { DeviceRow } from '../../src/supervision/types.js';
+import { pageStatus } from '../../src/web/page-health.js';
+import { linkedRecord } from '../control/fake-daemon.js';
+
+// The page gets each problem of `status` as a kind with its figures (CONTRACT.md section 20),
+// never status's English sentence: every problem the daemon's own buildStatus can raise is
+// known here by its kind, in the same order, so none reaches the page as an unnamed "other".
+
+const NOW = Date.parse('2026-11-27T10:00:00.000Z');
+const silent = new Date(NOW - 7_800_000).toISOString();
+const rows: DeviceRow[] = [
+  { ...linkedRecord('MISSING1', 1), supervision: 'missing', lastHeard: silent, battery: 12, batteryLow: true, deadlineSeconds: 3600 },
+];
+
+function inputs(overrides: Partial<StatusInputs>): StatusInputs {
+  return {
+    version: '0.1.0',
+    pid: 1,
+    startedAt: new Date(NOW).toISOString(),
+    entitlement: { customerId: 42, entitled: true },
+    household: [42],
+    token: 'accepted',
+    api: { state: 'ok' },
+    mqtt: 'connected',
+    ble: 'scanning',
+    bleRequired: false,
+    store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
+    unsavedLinks: 0,
+    devices: [],
+    autoPair: false,
+    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0 },
+    ...overrides,
+  };
+}
+
+describe("the page's health", () => {
+  it('names every problem of status by its kind, with its figures and without its words', () => {
+    const status = buildStatus(
+      inputs({
+        clockUnset: true,
+        token: 'refused',
+        entitlement: { customerId: 42, entitled: false },
+        api: { state: 'failing', lastError: 'HTTP 503 from https://api.example.com' },
+        mqtt: 'disconnected',
+        mqttDetail: { reason: 'ECONNREFUSED', refusals: { subscriptions: [{ filter: 'panic/announce/#', reason: 'not authorized' }], publishes: [], publishesRefused: 0 } },
+        ble: 'blocked',
+        bleReason: 'rfkill',
+        bleRequired: true,
+        store: { ok: false, path: '/x', error: 'ENOSPC' },
+        unsavedLinks: 2,
+        buttonProblems: ['button MISSING1 missing for 2 h 10 min (last heard 07:50)', 'button MISSING1 battery 12 % (low)'],
+      }),
+    );
+    const page = pageStatus(status, rows, NOW);
+    expect(page.problems).toEqual([
+      { kind: 'clock' },
+      { kind: 'token-refused' },
+      { kind: 'not-entitled', customerId: 42 },
+      { kind: 'api-failing' },
+      { kind: 'mqtt-down' },
+      { kind: 'mqtt-refused', topic: 'panic/announce/#' },
+      { kind: 'ble', state: 'blocked' },
+      { kind: 'store' },
+      { kind: 'unsaved', count: 2 },
+      { kind: 'button-missing', deviceId: 'MISSING1', silentMs: 7_800_000, lastHeard: silent },
+      { kind: 'battery-low', deviceId: 'MISSING1', battery: 12 },
+    ]);
+    expect(status.problems).toHaveLength(page.problems.length);
+    // None of status's sentences or details travel to the page.
+    const sent = JSON.stringify(page);
+    for (const words of [CLOCK_UNSET, 'HTTP 503', 'ECONNREFUSED', 'rfkill', 'ENOSPC', 'not authorized', 'holds no active subscription']) expect(sent).not.toContain(words);
+  });
+
+  it('counts a problem it does not know yet as other, so the page never calls a degraded hub healthy', () => {
+    const status = { ...buildStatus(inputs({})), healthy: false, problems: ['something new the daemon says'] };
+    const page = pageStatus(status, [], NOW);
+    expect(page).toMatchObject({ healthy: false, problems: [{ kind: 'other' }] });
+  });
+});
