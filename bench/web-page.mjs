@@ -67,12 +67,27 @@ await runBench('web-page', async () => {
     if (!request.url().startsWith(origin)) elsewhere++;
   });
   await page.goto(origin);
-  await page.getByLabel('Installer code').fill(CODE);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.locator('#live').filter({ hasText: 'Live' }).waitFor({ timeout: 20_000 });
+  await page.locator('[name="code"]').fill(CODE);
+  await page.locator('[data-action="sign-in"]').click();
+  await page.locator('#live[data-state="live"]').waitFor({ timeout: 20_000 });
   await Promise.all(pending);
-  // The live channel never finishes; its first line is the snapshot the page started from.
-  const snapshotBytes = await page.evaluate('JSON.stringify(snapshot).length + 1');
+  // The live channel never finishes; its first line is the snapshot the page started from, read
+  // here as the page reads it (the page's own copy is inside its module).
+  const snapshotBytes = await page.evaluate(async () => {
+    const response = await fetch('/api/live', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', cache: 'no-store' });
+    const reader = response.body.getReader();
+    let bytes = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return bytes;
+      const newline = value.indexOf(10);
+      if (newline >= 0) {
+        await reader.cancel();
+        return bytes + newline + 1;
+      }
+      bytes += value.length;
+    }
+  });
   const firstLoad = hubBytes + snapshotBytes;
 
   // 3. Announcement to the page: publish, acknowledged by the broker, until the button shows.
@@ -80,7 +95,7 @@ await runBench('web-page', async () => {
   const delays = [];
   for (let i = 0; i < SAMPLES; i++) {
     const deviceId = `WEBLAT-${String(i).padStart(3, '0')}`;
-    const shown = page.getByRole('button', { name: new RegExp(`^Choose ${deviceId},`) });
+    const shown = page.locator(`[data-action="choose"][data-device="${deviceId}"]`);
     const started = performance.now();
     await client.publishAsync(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -30 }), { qos: 1 });
     await shown.waitFor({ timeout: 10_000 });
@@ -89,8 +104,8 @@ await runBench('web-page', async () => {
 
   // 2. RSS with the page connected, after it has shown buttons and followed a few links.
   for (let i = 0; i < 20; i++) await client.publishAsync(`${PREFIX}/announce`, JSON.stringify({ deviceId: `WEBMEM-${i}`, rssi: -60 }), { qos: 1 });
-  await page.getByRole('button', { name: 'Open pairing window' }).click();
-  await page.locator('#window-state').filter({ hasText: /Open for/ }).waitFor();
+  await page.locator('[data-action="open-window"]').click();
+  await page.locator('#window-state[data-state="open"]').waitFor();
   for (let i = 0; i < 5; i++) await client.publishAsync(`${PREFIX}/announce`, JSON.stringify({ deviceId: `WEBLINK-${i}`, rssi: -40 }), { qos: 1 });
   await until('5 links shown on the page', async () => (await page.locator('#window-outcomes li').count()) >= 5, { timeoutMs: 30_000, everyMs: 50 });
   await client.endAsync();
