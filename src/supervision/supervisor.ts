@@ -10,6 +10,8 @@ import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { HeardSection } from '../store/schema.js';
 import { SupervisedButton, type ButtonSettings } from './button.js';
+import { GAP_RESOLUTION_MS } from './deadline.js';
+import { LatestReports } from './latest-reports.js';
 import { savedButton, silenceBeforeRestartMs } from './saved.js';
 import { SourceClocks, type SourceUp } from './source-clocks.js';
 import type { ButtonCounts, ButtonLiveness, Supervision } from './types.js';
@@ -43,6 +45,7 @@ export class Supervisor {
   readonly #clocks: SourceClocks;
   readonly #buttons = new Map<string, SupervisedButton>();
   readonly #listeners = new Set<LivenessListener>();
+  readonly #notYetLinked = new LatestReports();
   #dirty = false;
   #lastSave: number;
   /** The latest save, begun or waiting for the one before it: one at a time. */
@@ -89,10 +92,14 @@ export class Supervisor {
   /** The hot path: every valid sighting from every source. */
   heard(sighting: Sighting): void {
     const button = this.#buttons.get(sighting.deviceId);
-    if (button === undefined || sighting.retained === true) return;
+    if (sighting.retained === true) return;
+    if (button === undefined) {
+      this.#notYetLinked.remember(sighting);
+      return;
+    }
     const at = sighting.at;
     if (button.lastAt === undefined || at > button.lastAt) button.lastAt = at;
-    button.learner.report(at);
+    button.learner.report(at, this.#learnable(button, at));
     let hearing = button.sources.get(sighting.source);
     if (hearing === undefined) {
       hearing = { heardAt: at, workedAt: 0, creditMs: 0 };
@@ -107,6 +114,17 @@ export class Supervisor {
     if (button.supervision !== 'online' && button.supervision !== 'unsupervised' && this.#decide(button, at)) this.#requestSave();
   }
 
+  /** Whether the gap this report ends is the button's own interval: not when it ends a `missing`
+   * (or `unknown`) episode, nor when a source that hears it was down meanwhile. Habluetooth forgets
+   * an interval at such a gap and learns it anew; here the deadline stays what it was before. */
+  #learnable(button: SupervisedButton, at: number): boolean {
+    if (button.supervision === 'missing' || button.supervision === 'unknown') return false;
+    const previous = button.learner.previous();
+    if (previous === undefined || at - previous < GAP_RESOLUTION_MS) return true;
+    for (const source of button.sources.keys()) if (this.#clocks.downAfter(source, previous, at)) return false;
+    return true;
+  }
+
   /** A device's state changed in the store: a new link is supervised from now on. A linked
    * device never leaves `linked` but by forget, and a `linking` told late (its listeners hear it a
    * turn after the request left) must not undo a link already heard of. */
@@ -116,7 +134,10 @@ export class Supervisor {
     const button = new SupervisedButton(record.deviceId, this.#settingsOf(undefined), now);
     if (record.source !== NOT_A_SOURCE) button.expect(record.source, this.#clocks, now);
     this.#buttons.set(record.deviceId, button);
-    this.#notify(button);
+    // The report that linked it is its first: a freshly paired button shows its battery at once.
+    const linking = this.#notYetLinked.take(record.deviceId);
+    if (linking === undefined) this.#notify(button);
+    else this.heard(linking);
   }
 
   forgotten(deviceId: string): void {
