@@ -30,7 +30,7 @@ export type Verdict =
 
 export type Refusal = 'forged' | 'replayed' | 'plain';
 
-export interface KeyedButton {
+export interface VerifyingWith {
   /** 16 bytes. Never logged, never part of a verdict. */
   key: Uint8Array;
   /** The address the report came from, or the gateway's `id` for it. */
@@ -40,7 +40,7 @@ export interface KeyedButton {
 
 /** `serviceData`: the BTHome service data of the report, or undefined when it had none (an
  * announcement, a gateway message without service data). `at`: when heard, monotonic. */
-export function verifyReport(serviceData: Uint8Array | undefined, button: KeyedButton, at: number): Verdict {
+export function verifyReport(serviceData: Uint8Array | undefined, button: VerifyingWith, at: number): Verdict {
   if (serviceData === undefined) return { verdict: 'plain', why: 'a report without BTHome service data' };
   const decrypted = decryptBthome(serviceData, button.key, button.mac);
   if ('refusal' in decrypted) return { verdict: decrypted.refusal, why: decrypted.why };

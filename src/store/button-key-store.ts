@@ -44,6 +44,11 @@ export class ButtonKeyStore {
     return this.#keys.get(deviceId);
   }
 
+  /** The buttons that have a key. */
+  ids(): string[] {
+    return [...this.#keys.keys()];
+  }
+
   has(deviceId: string): boolean {
     return this.#keys.has(deviceId);
   }

@@ -2,13 +2,13 @@ import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { decryptBthome } from '../../src/authentication/bthome-encryption.js';
 import { deviceInformation } from '../../src/authentication/device-information.js';
-import { SAME_REPORT_MS, verifyReport, type KeyedButton } from '../../src/authentication/verify-report.js';
+import { SAME_REPORT_MS, verifyReport, type VerifyingWith } from '../../src/authentication/verify-report.js';
 import { encryptReport, VECTOR } from './bthome-vectors.js';
 
 // CONTRACT.md section 19: service data to verified objects or a named refusal, against bthome.io's
 // published vector and its MAC-included form.
 
-const button = (overrides: Partial<KeyedButton> = {}): KeyedButton => ({ key: VECTOR.key, mac: VECTOR.mac, last: undefined, ...overrides });
+const button = (overrides: Partial<VerifyingWith> = {}): VerifyingWith => ({ key: VECTOR.key, mac: VECTOR.mac, last: undefined, ...overrides });
 const flip = (data: Uint8Array, index: number): Buffer => {
   const copy = Buffer.from(data);
   copy[index] = copy[index]! ^ 0x01;

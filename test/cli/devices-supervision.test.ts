@@ -26,6 +26,6 @@ describe('devices on a supervising daemon', () => {
     }, { what: 'HEARD1 heard after its link' });
     expect(row).toMatchObject({ state: 'linked', battery: null, batteryLow: false });
     expect(Date.parse(row.lastHeard ?? '')).not.toBeNaN();
-    expect((await hub.cli(['devices'])).stdout).toMatch(/^HEARD1 +linked .* heard (just now|\d+ s ago) +-$/m);
+    expect((await hub.cli(['devices'])).stdout).toMatch(/^HEARD1 +linked .* heard (just now|\d+ s ago) +- +not authenticated$/m);
   });
 });

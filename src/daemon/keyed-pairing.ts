@@ -1,0 +1,53 @@
+import type { Authenticator } from '../authentication/authenticator.js';
+import type { ControlHandlers } from '../control/handlers.js';
+import { PanicPairError } from '../errors.js';
+import { seconds, timeoutSignal } from '../pairing/deadline.js';
+import { belongsMessage, otherOwner } from '../pairing/ownership.js';
+import type { DeviceRecord } from '../store/record.js';
+import type { LinkOutcome } from '../pairing/types.js';
+
+// `pair <deviceId>` with the button's key (CONTRACT.md section 19), from --key-file or from
+// PANIC_PAIR_BUTTON_KEYS_FILE: nothing is posted until a report of the button verifies with it,
+// and one that does not ends the request with exit 9. An already linked button paired again with
+// its key posts nothing: its current counter is accepted (after a battery change), and it says so.
+
+export interface KeyedPairingParts {
+  authenticator: Pick<Authenticator, 'tryKey' | 'adopt' | 'fileKey'>;
+  record(deviceId: string): DeviceRecord | undefined;
+  hubCustomerId: number;
+}
+
+export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingParts): ControlHandlers['pair'] {
+  return async (deviceId, options) => {
+    const key = options.key ?? parts.authenticator.fileKey(deviceId);
+    if (key === undefined) return pair(deviceId, options);
+    const customerId = options.customerId ?? parts.hubCustomerId;
+    const record = parts.record(deviceId);
+    // Another customer's button is refused before anything is tried, as without a key.
+    if (record !== undefined && otherOwner(record, customerId) !== undefined) {
+      return { ok: false, deviceId, kind: 'failure', message: belongsMessage(record, customerId) };
+    }
+    const started = Date.now();
+    const timeout = timeoutSignal(options.timeoutMs, options.signal);
+    const trial = parts.authenticator.tryKey(deviceId, key);
+    const stopped = new Promise<never>((_, reject) => timeout.signal.addEventListener('abort', () => reject(timeout.signal.reason as Error), { once: true }));
+    options.onProgress({ deviceId, step: 'waiting', customerId });
+    try {
+      const outcome = await Promise.race([trial.outcome, stopped]);
+      if (!outcome.verified) {
+        return { ok: false, deviceId, kind: 'unverified', message: `the key does not verify this button's reports (${outcome.why}); nothing was posted for ${deviceId}` };
+      }
+      await parts.authenticator.adopt(deviceId, key, outcome.report);
+      if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true, counterAccepted: outcome.report.counter } satisfies LinkOutcome;
+      const left = Math.max(1, options.timeoutMs - (Date.now() - started));
+      return await pair(deviceId, { ...options, timeoutMs: left });
+    } catch (error) {
+      if (!(error instanceof PanicPairError)) throw error;
+      const message = error.kind === 'timeout' ? `${deviceId} sent no report to verify with its key within ${seconds(options.timeoutMs)}; nothing was posted` : error.message;
+      return { ok: false, deviceId, kind: error.kind, message };
+    } finally {
+      trial.dispose();
+      timeout.dispose();
+    }
+  };
+}
