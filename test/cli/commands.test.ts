@@ -154,7 +154,7 @@ describe('devices', () => {
   });
 
   it('says of each linked button whether its reports are authenticated (CONTRACT.md section 19)', async () => {
-    const liveness = { battery: null, batteryLow: false, deadlineSeconds: 3600, supervision: 'online', lastHeard: new Date().toISOString() };
+    const liveness = { battery: null, batteryLow: false, deadlineSeconds: 3600, supervision: 'online' as const, lastHeard: new Date().toISOString() };
     devices = [
       { ...linkedRecord('E-PLAIN', 5), ...liveness, authenticated: false },
       { ...linkedRecord('F-KEYED', 6), ...liveness, authenticated: true, imitated: false, reports: { verified: 12, forged: 0, replayed: 0, plain: 0 } },
