@@ -188,3 +188,67 @@ describe('buttons whose reports can be trusted', () => {
     }
   });
 });
+
+describe('PANIC_PAIR_BUTTON_KEYS_FILE, for windows and automatic pairing', () => {
+  const B3 = 'C4:7C:8D:6A:00:03';
+  let hub: DaemonHarness;
+  let counter = 1;
+  const publish = (payloads: string[]): Promise<void> => publishOnce(hub.broker.url, topicOf(B3), payloads);
+
+  beforeAll(async () => {
+    const config = path.join(dir, 'config-window.json');
+    writeFileSync(config, JSON.stringify({ profiles: [{ name: 'bthome-button', match: { serviceUuid: 'fcd2' }, deviceId: { from: 'address' }, keyRequired: true }] }), { mode: 0o644 });
+    const keys = path.join(dir, 'button-keys');
+    writeFileSync(keys, `# the shop's batch\n${B3} ${KEY.toString('hex')}\n`, { mode: 0o600 });
+    hub = await startHarness({ env: { PANIC_PAIR_CONFIG: config, PANIC_PAIR_MQTT_BLE_GATEWAYS: GATEWAYS, PANIC_PAIR_BUTTON_KEYS_FILE: keys } });
+  });
+  afterAll(() => hub?.close());
+
+  /** A pairing window of `seconds` while the button sends `report()` every 100 ms. */
+  async function window(seconds: number, report: () => string): Promise<CliResult> {
+    const running = hub.cli(['pair', '--window', String(seconds)]);
+    let done = false;
+    const finished = running.finally(() => (done = true));
+    await waitFor(async () => done || (await hub.status()).windowOpenUntil, { what: 'the window to open' });
+    while (!done) {
+      await publish([report()]);
+      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+    return finished;
+  }
+
+  it('a window links nothing on reports that do not verify with the key from the file, and links once one does', async () => {
+    const forged = await window(2, () => message(B3, counter++, OTHER_KEY));
+    expect(forged.code, forged.stderr).toBe(0);
+    expect(postsFor(hub, B3)).toBe(0);
+    expect((await hub.status()).counters.forged).toBeGreaterThan(0);
+    const verified = await window(2, () => message(B3, counter++));
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain(`Linked ${B3}`);
+    expect(postsFor(hub, B3)).toBe(1);
+    const linked = (await hub.cliJson<DeviceRow[]>(['devices'])).find((device) => device.deviceId === B3);
+    expect(linked).toMatchObject({ state: 'linked', authenticated: true, battery: 87 });
+  });
+
+  it('forget removes the key it was linked with from the hub', async () => {
+    const stored = path.join(hub.stateDir, 'button-keys.json');
+    await waitFor(() => readFileSync(stored, 'utf8').includes(B3), { what: 'the key stored with the link' });
+    const forgot = await hub.cli(['forget', B3]);
+    expect(forgot.code, forgot.stderr).toBe(0);
+    expect(readFileSync(stored, 'utf8')).not.toContain(B3);
+  });
+
+  it('a file others can read, or a line that is no key, stops run with exit 2, naming the setting and the line, never the key', async () => {
+    const loose = path.join(dir, 'keys-loose');
+    writeFileSync(loose, `${B3} ${KEY.toString('hex')}\n`, { mode: 0o644 });
+    const bad = path.join(dir, 'keys-bad');
+    writeFileSync(bad, `${B3} ${KEY.toString('hex')}\nC4:7C:8D:6A:00:04 ${KEY.toString('hex').slice(0, 30)}zz\n`, { mode: 0o600 });
+    for (const [file, words] of [[loose, 'chmod 600'], [bad, 'PANIC_PAIR_BUTTON_KEYS_FILE line 2']] as const) {
+      const result = await runBinary(['run'], { ...hub.daemonEnv(), PANIC_PAIR_BUTTON_KEYS_FILE: file }, { timeoutMs: 30_000 });
+      expect(result.code).toBe(2);
+      expect(result.stderr + result.stdout).toContain('PANIC_PAIR_BUTTON_KEYS_FILE');
+      expect(result.stderr + result.stdout).toContain(words);
+      expect(result.stderr + result.stdout).not.toContain(KEY.toString('hex').slice(0, 16));
+    }
+  });
+});
