@@ -1,4 +1,5 @@
 import type { Authenticator } from '../authentication/authenticator.js';
+import { monotonicNow } from '../clock.js';
 import type { ControlHandlers } from '../control/handlers.js';
 import { PanicPairError } from '../errors.js';
 import { seconds, timeoutSignal } from '../pairing/deadline.js';
@@ -27,7 +28,7 @@ export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingP
     if (record !== undefined && otherOwner(record, customerId) !== undefined) {
       return { ok: false, deviceId, kind: 'failure', message: belongsMessage(record, customerId) };
     }
-    const started = Date.now();
+    const started = monotonicNow();
     const timeout = timeoutSignal(options.timeoutMs, options.signal);
     const trial = parts.authenticator.tryKey(deviceId, key);
     const stopped = new Promise<never>((_, reject) => timeout.signal.addEventListener('abort', () => reject(timeout.signal.reason as Error), { once: true }));
@@ -39,7 +40,7 @@ export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingP
       }
       await parts.authenticator.adopt(deviceId, key, outcome.report);
       if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true, counterAccepted: outcome.report.counter } satisfies LinkOutcome;
-      const left = Math.max(1, options.timeoutMs - (Date.now() - started));
+      const left = Math.max(1, options.timeoutMs - (monotonicNow() - started));
       return await pair(deviceId, { ...options, timeoutMs: left });
     } catch (error) {
       if (!(error instanceof PanicPairError)) throw error;
