@@ -36,6 +36,8 @@ export class Authenticator {
   readonly #clock: MonotonicClock;
   readonly #buttons = new Map<string, KeyedState>();
   readonly #trials = new PendingKeys();
+  /** `pair <deviceId>` without a key, waiting: told when the button turns out to need one. */
+  readonly #keyNeeded = new Map<string, (profile: string) => void>();
   readonly #warnings: RateLimitedWarning;
 
   constructor(options: AuthenticatorOptions) {
@@ -52,10 +54,12 @@ export class Authenticator {
   /** The hot path: every valid sighting from every source. */
   sighting(sighting: Sighting): void {
     if (this.#trials.size > 0 && this.#trials.offer(sighting)) return;
-    const state = this.#buttons.get(sighting.deviceId);
+    const state = this.#buttons.size === 0 ? undefined : this.#buttons.get(sighting.deviceId);
     if (state === undefined) {
-      if (sighting.profile !== undefined && this.#options.keyRequired.has(sighting.profile)) this.#options.hearOnly(sighting);
-      else this.#options.deliver(sighting);
+      if (this.#options.keyRequired.size > 0 && sighting.profile !== undefined && this.#options.keyRequired.has(sighting.profile)) {
+        this.#options.hearOnly(sighting);
+        this.#keyNeeded.get(sighting.deviceId)?.(sighting.profile);
+      } else this.#options.deliver(sighting);
       return;
     }
     const verdict = verifyReport(sighting.sealed?.data, { key: state.key, mac: sighting.sealed?.address ?? '', last: state.last }, sighting.at);
@@ -74,6 +78,15 @@ export class Authenticator {
   /** `pair <deviceId>` with a key: the next report of the button is tried with it (see pending-keys.ts). */
   tryKey(deviceId: string, key: Buffer): KeyTrial {
     return this.#trials.add(deviceId, key);
+  }
+
+  /** Calls `listener` with the profile's name when a report shows the button's profile has
+   * `keyRequired` and the hub has no key for it; returns the way to stop listening. */
+  whenKeyNeeded(deviceId: string, listener: (profile: string) => void): () => void {
+    this.#keyNeeded.set(deviceId, listener);
+    return () => {
+      if (this.#keyNeeded.get(deviceId) === listener) this.#keyNeeded.delete(deviceId);
+    };
   }
 
   /** A key that verified a report: kept durably, its counter accepted (a re-pairing after a battery

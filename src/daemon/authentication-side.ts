@@ -1,4 +1,8 @@
 import { Authenticator } from '../authentication/authenticator.js';
+import type { ControlHandlers } from '../control/handlers.js';
+import type { PairingEngine } from '../pairing/engine.js';
+import type { Supervisor } from '../supervision/supervisor.js';
+import { keyedPairing } from './keyed-pairing.js';
 import type { Config } from '../config/index.js';
 import type { Sighting } from '../discovery/sighting.js';
 import type { Logger } from '../log/logger.js';
@@ -37,5 +41,24 @@ export function createAuthenticator(parts: AuthenticationParts): Authenticator {
     hearOnly: parts.hearOnly,
     changed: parts.changed,
     logger: parts.logger,
+  });
+}
+
+/** `pair <deviceId>` as the control socket and the page ask for it: with a key, verified first. */
+export function pairingWithKeys(parts: { engine: PairingEngine; authenticator: Authenticator; supervisor: Supervisor; hubCustomerId: number }): ControlHandlers['pair'] {
+  const { engine, authenticator, supervisor } = parts;
+  return keyedPairing((deviceId, options) => engine.pair(deviceId, options), {
+    authenticator: {
+      tryKey: (deviceId, key) => authenticator.tryKey(deviceId, key),
+      fileKey: (deviceId) => authenticator.fileKey(deviceId),
+      whenKeyNeeded: (deviceId, listener) => authenticator.whenKeyNeeded(deviceId, listener),
+      adopt: async (deviceId, key, report) => {
+        await authenticator.adopt(deviceId, key, report);
+        // A counter accepted out of turn (a battery change) is saved now, not in 15 minutes.
+        supervisor.saveSoon();
+      },
+    },
+    record: (deviceId) => engine.record(deviceId),
+    hubCustomerId: parts.hubCustomerId,
   });
 }

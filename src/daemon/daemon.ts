@@ -26,8 +26,7 @@ import type { Sighting } from '../discovery/sighting.js';
 import type { Authenticator } from '../authentication/authenticator.js';
 import { readKeysFile } from '../config/button-keys.js';
 import { ButtonKeyStore } from '../store/button-key-store.js';
-import { createAuthenticator } from './authentication-side.js';
-import { keyedPairing } from './keyed-pairing.js';
+import { createAuthenticator, pairingWithKeys } from './authentication-side.js';
 
 export interface RunningDaemon {
   status(): StatusReport;
@@ -187,17 +186,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       await auth.forget(deviceId);
       return outcome;
     },
-    pair: guardPairing(
-      keyedPairing((deviceId, options) => engine.pair(deviceId, options), {
-        authenticator: { tryKey: (id, key) => auth.tryKey(id, key), fileKey: (id) => auth.fileKey(id), adopt: async (id, key, report) => {
-          await auth.adopt(id, key, report);
-          supervisor.saveSoon();
-        } },
-        record: (deviceId) => engine.record(deviceId),
-        hubCustomerId: customerId,
-      }),
-      hearing,
-    ),
+    pair: guardPairing(pairingWithKeys({ engine, authenticator: auth, supervisor, hubCustomerId: customerId }), hearing),
     window: guardWindow((seconds, options) => engine.openWindow(seconds, options), hearing),
     household: () => engine.household(),
   };

@@ -13,7 +13,7 @@ import type { LinkOutcome } from '../pairing/types.js';
 // its key posts nothing: its current counter is accepted (after a battery change), and it says so.
 
 export interface KeyedPairingParts {
-  authenticator: Pick<Authenticator, 'tryKey' | 'adopt' | 'fileKey'>;
+  authenticator: Pick<Authenticator, 'tryKey' | 'adopt' | 'fileKey' | 'whenKeyNeeded'>;
   record(deviceId: string): DeviceRecord | undefined;
   hubCustomerId: number;
 }
@@ -21,7 +21,7 @@ export interface KeyedPairingParts {
 export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingParts): ControlHandlers['pair'] {
   return async (deviceId, options) => {
     const key = options.key ?? parts.authenticator.fileKey(deviceId);
-    if (key === undefined) return pair(deviceId, options);
+    if (key === undefined) return pairWithoutKey(pair, parts, deviceId, options);
     const customerId = options.customerId ?? parts.hubCustomerId;
     const record = parts.record(deviceId);
     // Another customer's button is refused before anything is tried, as without a key.
@@ -51,4 +51,32 @@ export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingP
       timeout.dispose();
     }
   };
+}
+
+/** Without a key: as before, except that a button whose profile has `keyRequired` ends the wait
+ * at its first report (exit 2), rather than at the time-out. */
+async function pairWithoutKey(
+  pair: ControlHandlers['pair'],
+  parts: KeyedPairingParts,
+  deviceId: string,
+  options: Parameters<ControlHandlers['pair']>[1],
+): Promise<LinkOutcome> {
+  const controller = new AbortController();
+  const onCancel = (): void => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onCancel();
+  else options.signal.addEventListener('abort', onCancel, { once: true });
+  let needed: string | undefined;
+  const stop = parts.authenticator.whenKeyNeeded(deviceId, (profile) => {
+    needed = profile;
+    controller.abort(new PanicPairError('usage', `${deviceId} is a button of profile ${profile}, which is linked only with its key: pair it with --key-file, or give its key in PANIC_PAIR_BUTTON_KEYS_FILE`));
+  });
+  try {
+    const outcome = await pair(deviceId, { ...options, signal: controller.signal });
+    // The engine reports a cancelled wait as a failure of its own words: the reason is this one.
+    if (!outcome.ok && needed !== undefined) return { ok: false, deviceId, kind: 'usage', message: (controller.signal.reason as Error).message };
+    return outcome;
+  } finally {
+    stop();
+    options.signal.removeEventListener('abort', onCancel);
+  }
 }

@@ -99,9 +99,10 @@ describe('buttons whose reports can be trusted', () => {
     expect(loose.code).toBe(2);
     expect(loose.stderr).toContain('--key-file');
     expect(loose.stderr).toContain('chmod 600');
-    // Without a key, a profile with keyRequired never links it.
-    const unkeyed = await reporting(hub.cli(['pair', B2, '--timeout', '2']), B2, () => next(B2));
-    expect(unkeyed.code).toBe(8);
+    // Without a key, a profile with keyRequired never links it: said at its first report.
+    const unkeyed = await reporting(hub.cli(['pair', B2, '--timeout', '60']), B2, () => next(B2));
+    expect(unkeyed.code).toBe(2);
+    expect(unkeyed.stderr).toContain(`${B2} is a button of profile bthome-button, which is linked only with its key`);
     expect(postsFor(hub, B2)).toBe(0);
   });
 
