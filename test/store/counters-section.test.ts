@@ -57,8 +57,9 @@ describe('the button keys', () => {
     expect((await ButtonKeyStore.open(dir)).get('K1')).toEqual(KEY);
     await keys.remove('K1');
     expect((await ButtonKeyStore.open(dir)).has('K1')).toBe(false);
-    // The pairing store, devices and status are built from pairings.json: no key is ever there.
+    // Forgotten: no trace of it is left in the file.
     expect(await readFile(file, 'utf8')).not.toContain(KEY.toString('hex'));
+    expect(await readFile(path.join(dir, 'pairings.json'), 'utf8').catch(() => '')).not.toContain(KEY.toString('hex'));
   });
 
   it('a keys file others may read is refused, with the chmod and without its content', async () => {

@@ -399,3 +399,17 @@ describe('the report that links a button', () => {
     expect(r.supervisor.liveness('CLI')).toMatchObject({ supervision: 'unknown', battery: null, lastHeard: null });
   });
 });
+
+describe('a BTHome button that says it is trigger based', () => {
+  it('is unsupervised unless its profile gives a deadline or says triggerOnly false', async () => {
+    const r = rig({ profiles: [{ name: 'blu' }, { name: 'blu-beacon', supervisionSeconds: 600 }, { name: 'blu-steady', triggerOnly: false }] });
+    r.supervisor.load([linked('T1'), linked('T2'), linked('T3')], undefined);
+    r.supervisor.heard({ deviceId: 'T1', source: 'ble', at: r.clock.now, profile: 'blu', triggerBased: true });
+    r.supervisor.heard({ deviceId: 'T2', source: 'ble', at: r.clock.now, profile: 'blu-beacon', triggerBased: true });
+    r.supervisor.heard({ deviceId: 'T3', source: 'ble', at: r.clock.now, profile: 'blu-steady', triggerBased: true });
+    await r.run(3 * HOUR);
+    expect(r.supervision('T1')).toBe('unsupervised');
+    expect(r.supervision('T2')).toBe('missing');
+    expect(r.supervision('T3')).toBe('missing');
+  });
+});
