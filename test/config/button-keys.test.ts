@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fc, test as property } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseKeysFile, parseOneKey, readKeysFile } from '../../src/config/button-keys.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -81,4 +82,22 @@ describe("a profile's keyRequired", () => {
     writeFileSync(file, JSON.stringify({ profiles: [{ ...profile, keyRequired: 'yes' }] }));
     expect(() => loadConfig({ env: { PANIC_PAIR_CONFIG: file } })).toThrow(/keyRequired.*true or false/);
   });
+});
+
+// Bad input, tried many times (CONTRACT.md section 18): whatever a keys file holds, it is read or
+// refused as a configuration error, and a refusal never repeats a line of it.
+const keyLike = fc.stringMatching(/^[0-9a-fA-F]{28,36}$/);
+const line = fc.oneof(keyLike.map((key) => `A1 ${key}`), fc.string({ maxLength: 60 }), keyLike, fc.constant('# comment'));
+property.prop([fc.array(line, { maxLength: 8 })])('a keys file is read or refused, never echoed', (lines) => {
+  const text = lines.join('\n');
+  try {
+    parseKeysFile(text);
+  } catch (error) {
+    expect((error as { kind?: string }).kind).toBe('config');
+    const message = (error as Error).message;
+    for (const each of lines) {
+      const key = each.split(/\s+/).find((field) => /^[0-9a-fA-F]{28,}$/.test(field));
+      if (key !== undefined) expect(message).not.toContain(key);
+    }
+  }
 });
