@@ -7,6 +7,8 @@
 // do: the daemon reads it once a profile matched (CONTRACT.md section 17).
 // A second figure (issue 28): the same path with every button linked and supervised, against the
 // path without supervision; the target is within 5 %.
+// A third (issue 35): the supervised path with the authenticator in front, as the daemon now wires
+// it, none of the buttons keyed, against the supervised path without it: within 5 %.
 import { dist, median, report, runBench } from './lib/harness.mjs';
 
 const ADVERTISEMENTS = 100_000;
@@ -23,6 +25,10 @@ const { DEFAULT_PROFILE } = await dist('config/profile.js');
 const { createCounters } = await dist('daemon/counters.js');
 const { silentLogger } = await dist('log/logger.js');
 const { Supervisor } = await dist('supervision/supervisor.js');
+const { Authenticator } = await dist('authentication/authenticator.js');
+
+/** No button keyed: the key store as the authenticator reads it. */
+const noKeys = { ids: () => [], get: () => undefined, set: async () => undefined, remove: async () => undefined };
 
 /** One LE Advertising Report event, H4 type byte first, as a controller sends it. */
 function reportPacket(address, type, rssi, data) {
@@ -62,7 +68,7 @@ const LINKED = Array.from({ length: BUTTONS }, (_, n) => ({
 
 /** noble on a VirtualHciSocket, scanning; with `daemonPath`, the BLE source and the engine on it,
  * and with `supervised`, the supervisor hearing every sighting first, as the daemon wires it. */
-async function pipeline(daemonPath, supervised = false) {
+async function pipeline(daemonPath, supervised = false, authenticated = false) {
   const socket = new VirtualHciSocket();
   const radio = loadNoble({ hciDevice: 0, socket });
   const counters = createCounters();
@@ -76,9 +82,13 @@ async function pipeline(daemonPath, supervised = false) {
       ? new Supervisor({ on: true, maxSeconds: 7200, batteryLowPercent: 20, profiles: [DEFAULT_PROFILE], sourceUp: () => true, save: async () => undefined, logger })
       : undefined;
     supervisor?.load(LINKED, undefined);
-    const onSighting = supervisor
+    const deliver = supervisor
       ? (s) => { sightings++; if (s.battery !== undefined) batteries++; supervisor.heard(s); engine.sighting(s); }
       : (s) => { sightings++; if (s.battery !== undefined) batteries++; engine.sighting(s); };
+    const authenticator = authenticated
+      ? new Authenticator({ keys: noKeys, fileKeys: new Map(), savedCounters: new Map(), keyRequired: new Set(), counters, deliver, hearOnly: deliver, logger })
+      : undefined;
+    const onSighting = authenticator ? (s) => authenticator.sighting(s) : deliver;
     const source = startBleSource({ radio, matcher: new ProfileMatcher([DEFAULT_PROFILE]), source: 'ble', adapter: 'bench', counters, logger, onSighting });
     radio.open();
     stop = () => source.stop();
@@ -109,8 +119,10 @@ await runBench('ble-flood', async () => {
   const nobleMs = [];
   const daemonMs = [];
   const supervisedMs = [];
+  const authenticatedMs = [];
   const ratios = [];
   const supervisedRatios = [];
+  const authenticatedRatios = [];
   let lastDaemon;
   // A first round of each warms the JIT and is not counted.
   for (let round = 0; round <= ROUNDS; round++) {
@@ -124,7 +136,12 @@ await runBench('ble-flood', async () => {
     const watched = await pipeline(true, true);
     const watchedMs = cpuMs(watched.socket, packets);
     watched.stop();
+    const guarded = await pipeline(true, true, true);
+    const guardedMs = cpuMs(guarded.socket, packets);
+    guarded.stop();
     if (round === 0) continue;
+    authenticatedMs.push(guardedMs);
+    authenticatedRatios.push(guardedMs / watchedMs);
     nobleMs.push(bareMs);
     daemonMs.push(fullMs);
     supervisedMs.push(watchedMs);
@@ -158,5 +175,13 @@ await runBench('ble-flood', async () => {
     ratio: supervisedRatio,
     target: { op: '<=', value: 1.05 },
     detail: { linkedButtons: BUTTONS, supervisedPathMs: Number(median(supervisedMs).toFixed(1)), daemonPathMs: detail.daemonPathMs, rounds: ROUNDS },
+  });
+  const authenticatedRatio = Number(median(authenticatedRatios).toFixed(3));
+  process.stderr.write(`ble-flood: with the authenticator in front, no button keyed, ${median(authenticatedMs).toFixed(1)} ms: ratio to the supervised path ${authenticatedRatio}\n`);
+  report({
+    figure: 'ble-flood-authenticator-unkeyed',
+    ratio: authenticatedRatio,
+    target: { op: '<=', value: 1.05 },
+    detail: { linkedButtons: BUTTONS, keyed: 0, authenticatedPathMs: Number(median(authenticatedMs).toFixed(1)), supervisedPathMs: Number(median(supervisedMs).toFixed(1)), rounds: ROUNDS },
   });
 });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { ROOT, RESULT_MARK } from './lib/harness.mjs';
 
 /** In the order; a script not (yet) in bench/ is skipped with a note. */
-const SCRIPTS = ['ingest', 'bulk-pairing', 'latency', 'memory', 'cli', 'ble-flood', 'store', 'web-page', 'fleet-load', 'fleet-read', 'supervision'];
+const SCRIPTS = ['ingest', 'bulk-pairing', 'latency', 'memory', 'cli', 'ble-flood', 'store', 'web-page', 'fleet-load', 'fleet-read', 'supervision', 'authentication'];
 // A Debian kernel under qemu (about 5 minutes, root, qemu and mmdebstrap): only when asked for.
 if (process.env.BENCH_KERNEL === '1') SCRIPTS.push('ble-kernel');
 /** The target, for a script that reports none of its own. */

@@ -19,7 +19,9 @@ export async function checkBle(config: Config, probe: BleProbe): Promise<CheckRe
   if (config.bleReplay !== undefined) return checkReplay(config.bleReplay);
   const state = await probe(config.hciDevice);
   const adapter = adapterLabel(config.hciDevice);
-  if (state.state === 'scanning' || state.state === 'starting') return pass('ble', `adapter ${adapter} is powered on`);
+  if (state.state === 'scanning' || state.state === 'starting') {
+    return pass('ble', state.heldByDaemon === true ? `adapter ${adapter} is ${state.state}, as the running daemon reports (its scan is left alone)` : `adapter ${adapter} is powered on`);
+  }
   const reason = state.reason ?? state.state;
   const problem = bleModuleProblemOf(reason);
   if (problem !== undefined) return checkModule(config, reason, bleModuleFix(problem));

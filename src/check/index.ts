@@ -6,6 +6,7 @@ import { buildTime } from '../version.js';
 import { checkApi } from './api-check.js';
 import { checkBle, type BleProbe } from './ble-check.js';
 import { checkMqtt, type RefusedPublishes } from './mqtt-check.js';
+import { bleStateOf, refusedPublishesOf, runningDaemonStatus } from './running-daemon.js';
 import { fail, pass, reportOf, type CheckReport, type CheckResult } from './result.js';
 import { checkPage, UNIT_CODE_FILE, withUnitCodeFile } from './page-check.js';
 import { checkToken, UNIT_TOKEN_FILE } from './token-check.js';
@@ -47,8 +48,17 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   }
 
   const token = checkToken(config, options.unitTokenFile ?? UNIT_TOKEN_FILE);
-  const probe = options.probeBle ?? (async (adapter) => (await import('../daemon/ble-probe.js')).probeBle(adapter));
-  const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, options.refusedPublishes), checkBle(config, probe)]);
+  // A running daemon is asked once, for both: what it holds is read from it, never opened again.
+  const daemon = options.probeBle !== undefined && options.refusedPublishes !== undefined ? Promise.resolve(undefined) : runningDaemonStatus(config);
+  const refused: RefusedPublishes = options.refusedPublishes ?? (async () => {
+    const report = await daemon;
+    return report === undefined ? undefined : refusedPublishesOf(report);
+  });
+  const probe: BleProbe = options.probeBle ?? (async (adapter) => {
+    const report = await daemon;
+    return report === undefined ? (await import('../daemon/ble-probe.js')).probeBle(adapter) : bleStateOf(report);
+  });
+  const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, refused), checkBle(config, probe)]);
   // Named only when wrong: a set clock is the usual case and needs no line.
   const clock = wallClockIsUnset(buildTime()) ? [fail('clock', CLOCK_UNSET, 'connect the hub to a network with NTP (systemd-timesyncd), or set the date by hand')] : [];
   return reportOf([checkConfiguration(config), ...clock, token.result, ...api, mqtt, ble, checkPage(config)]);

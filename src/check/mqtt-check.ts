@@ -9,7 +9,7 @@ import { describeConnectFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
 import type { RefusedPublish } from '../mqtt/refusals.js';
-import { publishesRefusedByBroker } from './daemon-publishes.js';
+import { refusedPublishesOf, runningDaemonStatus } from './running-daemon.js';
 import { probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
@@ -25,7 +25,12 @@ const PASSWORD_SETTING = 'PANIC_PAIR_MQTT_PASSWORD_FILE';
 /** The publishes the running daemon saw the broker refuse, or undefined when no daemon answers. */
 export type RefusedPublishes = (config: Config) => Promise<RefusedPublish[] | undefined>;
 
-export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes = publishesRefusedByBroker): Promise<CheckResult> {
+const askDaemon: RefusedPublishes = async (config) => {
+  const report = await runningDaemonStatus(config);
+  return report === undefined ? undefined : refusedPublishesOf(report);
+};
+
+export async function checkMqtt(config: Config, daemonRefusals: RefusedPublishes = askDaemon): Promise<CheckResult> {
   const mqtt = config.mqtt;
   if (mqtt === undefined) return off('mqtt', `off (${URL_SETTING} is not set)`);
   const url = new URL(mqtt.url);

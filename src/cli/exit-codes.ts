@@ -11,6 +11,7 @@ export const EXIT = {
   customerNotFound: 6,
   daemonUnreachable: 7,
   timeout: 8,
+  unverified: 9,
 } as const;
 
 const byKind: Record<ErrorKind, number> = {
@@ -22,6 +23,7 @@ const byKind: Record<ErrorKind, number> = {
   'customer-not-found': EXIT.customerNotFound,
   'daemon-unreachable': EXIT.daemonUnreachable,
   timeout: EXIT.timeout,
+  unverified: EXIT.unverified,
   transient: EXIT.failure,
   'invalid-reply': EXIT.failure,
   store: EXIT.failure,

@@ -51,6 +51,7 @@ export function buildProgram(): Command {
       .option('--window <seconds>', 'link every matching button seen in the next S seconds', seconds)
       .option('--timeout <seconds>', 'give up when the button is not linked within S seconds (default 120)', seconds)
       .option('--customer <id>', "link to this customer of the household (`panic-pair household`); default the hub's customer", customer)
+      .option('--key-file <file>', "the button's key, 32 hex digits, from this file (chmod 600) or from standard input with -; it is linked only once a report verifies with it")
       .option('--json', 'print one JSON document on stdout'),
   ).action(async (deviceId, options) => (await import('./commands/pair.js')).pairCommand(deviceId, options));
 

@@ -128,6 +128,7 @@ function assemble(s: Settings, lookup: Lookup, file: ConfigFile | undefined): Co
     entitlementTtlMs: s.entitlementTtl * 1000,
     logLevel: s.logLevel,
     profiles: s.profiles ?? defaultProfiles(),
+    ...(s.buttonKeysFile === undefined ? {} : { buttonKeysFile: s.buttonKeysFile }),
     web: webConfigOf(s),
   };
 }

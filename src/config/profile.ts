@@ -28,6 +28,8 @@ export interface Profile {
   supervisionSeconds?: number;
   /** It transmits only when pressed: silence says nothing, so it is unsupervised. */
   triggerOnly?: boolean;
+  /** CONTRACT.md section 19: a button of this profile is never linked without its key. */
+  keyRequired?: boolean;
 }
 
 export const DEFAULT_PROFILE: Readonly<Profile> = Object.freeze({
@@ -98,6 +100,7 @@ export const profileSchema = strict({
   deviceTypeId: integer('an integer, the deviceTypeId of buttons of this profile').optional(),
   supervisionSeconds: integer('an integer number of seconds from 60 to 604800, how long a button of this profile may be silent before it is missing', 60, 604_800).optional(),
   triggerOnly: z.boolean(must('true or false: true when the button transmits only when pressed (it cannot be supervised)')).optional(),
+  keyRequired: z.boolean(must('true or false: true when a button of this profile is linked only with its key (encrypted BTHome)')).optional(),
 }).superRefine((profile, ctx) => {
   if (profile.deviceId.from === 'nameSuffix' && profile.match.namePrefix === undefined) {
     ctx.addIssue({ code: 'custom', path: ['deviceId'], message: 'takes the name suffix, so match.namePrefix is needed' });

@@ -66,6 +66,8 @@ export interface Config {
   entitlementTtlMs: number;
   logLevel: LogLevel;
   profiles: Profile[];
+  /** PANIC_PAIR_BUTTON_KEYS_FILE (CONTRACT.md section 19): read by the daemon as it starts. */
+  buttonKeysFile?: string;
   /** The installer's page; undefined when PANIC_PAIR_WEB_LISTEN is unset. */
   web?: WebConfig;
 }
@@ -94,6 +96,7 @@ export const settingsSchema = z
     mqttUsername: text(form('mqttUsername')).optional(),
     mqttPasswordFile: path(form('mqttPasswordFile')).optional(),
     mqttCaFile: path(form('mqttCaFile')).optional(),
+    buttonKeysFile: path(form('buttonKeysFile')).optional(),
     mqttPrefix: topic('mqttPrefix', topicPrefixProblem),
     mqttBleGateways: topic('mqttBleGateways', topicFilterProblem).optional(),
     zigbee2mqttPrefix: topic('zigbee2mqttPrefix', topicPrefixProblem).optional(),

@@ -113,6 +113,14 @@ export const SETTINGS = {
     defaultText: 'none',
     path: true,
   },
+  buttonKeysFile: {
+    env: 'PANIC_PAIR_BUTTON_KEYS_FILE',
+    fileKey: 'buttonKeysFile',
+    flag: null,
+    form: 'a path to a file of button keys, one `<deviceId> <32 hex digits>` a line, readable by its owner only (chmod 600)',
+    defaultText: 'none',
+    path: true,
+  },
   mqttCaFile: {
     env: 'PANIC_PAIR_MQTT_CA_FILE',
     fileKey: 'mqttCaFile',

@@ -49,6 +49,7 @@ async function dispatch(
         signal,
         onProgress,
         ...(request.customerId === undefined ? {} : { customerId: request.customerId }),
+        ...(request.key === undefined ? {} : { key: Buffer.from(request.key, 'hex') }),
       });
       if (!outcome.ok) throw new PanicPairError(outcome.kind, outcome.message);
       return outcome;

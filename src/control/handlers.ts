@@ -14,7 +14,7 @@ export interface ControlHandlers {
   /** An outcome with ok:false reaches the client as an error line of its kind. */
   pair(
     deviceId: string,
-    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void; customerId?: number },
+    options: { timeoutMs: number; signal: AbortSignal; onProgress(progress: PairProgress): void; customerId?: number; key?: Buffer },
   ): Promise<LinkOutcome>;
   /** Every outcome, linked or not, reaches the client as it happens; the report closes the call. */
   window(

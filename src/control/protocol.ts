@@ -15,7 +15,9 @@ export type ControlRequest =
   | { type: 'scan'; seconds: number }
   | { type: 'forget'; deviceId: string }
   /** `customerId`: a customer of the household (CONTRACT.md section 10); the hub's own when left out. */
-  | { type: 'pair'; deviceId: string; timeoutMs: number; customerId?: number }
+  /** `key`: the button's key, 32 hex digits (CONTRACT.md section 19); the socket is the daemon
+   * user's alone, and the daemon never echoes it. */
+  | { type: 'pair'; deviceId: string; timeoutMs: number; customerId?: number; key?: string }
   | { type: 'window'; seconds: number; customerId?: number }
   /** The household with each customer's entitlement now: an array of HouseholdEntry. */
   | { type: 'household' };
@@ -45,6 +47,7 @@ const ERROR_KINDS: Record<ErrorKind, true> = {
   'customer-not-found': true,
   'daemon-unreachable': true,
   timeout: true,
+  unverified: true,
   transient: true,
   'invalid-reply': true,
   store: true,

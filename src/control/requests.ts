@@ -61,7 +61,11 @@ export function checkRequest(body: unknown): Validated<ControlRequest> {
       }
       const customer = customerOf(body);
       if (!customer.ok) return customer;
-      return { ok: true, value: { type: 'pair', deviceId: body.deviceId, timeoutMs: body.timeoutMs, ...customer.value } };
+      if (body.key !== undefined && (typeof body.key !== 'string' || !/^[0-9a-fA-F]{32}$/.test(body.key))) {
+        return { ok: false, message: '"key" must be 32 hex digits' };
+      }
+      const key = typeof body.key === 'string' ? { key: body.key } : {};
+      return { ok: true, value: { type: 'pair', deviceId: body.deviceId, timeoutMs: body.timeoutMs, ...customer.value, ...key } };
     }
     default:
       return { ok: false, message: `unknown request type "${body.type.slice(0, 40)}"` };

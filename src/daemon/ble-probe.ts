@@ -6,6 +6,8 @@ import type { StatusReport } from './status-report.js';
 export interface BleState {
   state: StatusReport['ble'];
   reason?: string;
+  /** Read from the running daemon, which holds the adapter, rather than probed (`check`). */
+  heldByDaemon?: true;
 }
 
 const PROBE_TIMEOUT_MS = 5_000;

@@ -14,8 +14,14 @@ export interface Counters {
    * sightings; the sightings themselves were kept (CONTRACT.md section 17).
    */
   batteryDropped: number;
+  /** Reports of keyed buttons refused (CONTRACT.md section 19): a check that fails, */
+  forged: number;
+  /** a counter not greater than the last counted one, */
+  replayed: number;
+  /** no encryption at all. */
+  plain: number;
 }
 
 export function createCounters(): Counters {
-  return { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0 };
+  return { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 };
 }

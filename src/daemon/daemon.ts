@@ -23,6 +23,10 @@ import type { ControlHandlers } from '../control/handlers.js';
 import { startWebSide } from './web-side.js';
 import { createSupervisor, deviceRows, type HearingSides } from './supervision-side.js';
 import type { Sighting } from '../discovery/sighting.js';
+import type { Authenticator } from '../authentication/authenticator.js';
+import { readKeysFile } from '../config/button-keys.js';
+import { ButtonKeyStore } from '../store/button-key-store.js';
+import { createAuthenticator, pairingWithKeys } from './authentication-side.js';
 
 export interface RunningDaemon {
   status(): StatusReport;
@@ -51,9 +55,15 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   let tokens = new TokenHolder(config.token);
   // The installer code is read before anything starts: a loose or missing file stops start-up (exit 2).
   const webSecrets = config.web === undefined ? undefined : readWebSecrets(config.web);
+  // So are the button keys: a loose file, or a line that is no key, stops start-up (exit 2).
+  const fileKeys = config.buttonKeysFile === undefined ? new Map<string, Buffer>() : readKeysFile(config.buttonKeysFile);
 
   const store = await PairingStore.open(config.stateDir);
   if (store.lockTakeover) logger.warn({ takeover: store.lockTakeover }, 'took over a stale lock left by an earlier run');
+  const keys = await ButtonKeyStore.open(config.stateDir).catch(async (error: unknown) => {
+    await store.close().catch(() => undefined);
+    throw error;
+  });
 
   const api: ApiClient = createApiClient({
     baseUrl: config.apiUrl,
@@ -81,17 +91,38 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   });
   // Supervision hears every sighting before the engine does: a timestamp on the hot path.
   const sides: HearingSides = { ble: undefined, mqtt: undefined };
-  const supervisor = createSupervisor({ config, store, engine, sides, logger });
-  const onSighting = (sighting: Sighting): void => {
-    supervisor.heard(sighting);
-    engine.sighting(sighting);
-  };
+  // Counters are read lazily: the authenticator is made after the supervisor it feeds.
+  let authenticator: Authenticator | undefined;
+  const supervisor = createSupervisor({ config, store, engine, sides, logger, counterOf: (deviceId) => authenticator?.counter(deviceId),
+    imitatedOf: (deviceId) => (authenticator?.keyed(deviceId) === true ? authenticator.imitated(deviceId) : undefined),
+  });
+  // A keyed button's reports count only once verified (CONTRACT.md section 19): every sighting
+  // passes the authenticator first, which hands on what counts.
+  authenticator = createAuthenticator({
+    config,
+    store,
+    keys,
+    fileKeys,
+    counters,
+    logger,
+    deliver: (sighting) => {
+      supervisor.heard(sighting);
+      engine.sighting(sighting);
+    },
+    hearOnly: (sighting) => supervisor.heard(sighting),
+    changed: (deviceId) => supervisor.retell(deviceId),
+  });
+  const auth = authenticator;
+  engine.onDevice((record) => {
+    if (record.state === 'linked') auth.linked(record.deviceId);
+  });
+  const onSighting = (sighting: Sighting): void => auth.sighting(sighting);
   const ble = await startBleSide({ config, counters, logger, onSighting });
   sides.ble = ble;
 
   // The MQTT side's state listeners first: a retained `linked` should not wait on a log line.
   const mqtt: MqttSide | undefined = config.mqtt
-    ? startMqttSide({ config, engine, counters, logger, onSighting, supervision: { feed: supervisor, rows: () => deviceRows(engine.devices(), supervisor) } })
+    ? startMqttSide({ config, engine, counters, logger, onSighting, supervision: { feed: supervisor, rows: () => deviceRows(engine.devices(), supervisor, auth) } })
     : undefined;
   sides.mqtt = mqtt;
   // A gateway's last will or Zigbee2MQTT's bridge state counts at once, not at the next sweep.
@@ -121,7 +152,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
       unsavedLinks: engine.unsavedLinks,
       devices: engine.devices(),
       buttons: supervisor.counts(),
-      buttonProblems: supervisor.problems(),
+      buttonProblems: [...supervisor.problems(), ...auth.problems()],
       supervision: config.supervision.on ? 'on' : 'off',
       autoPair: config.autoPair,
       ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
@@ -148,10 +179,14 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   };
   const handlers: ControlHandlers = {
     status,
-    devices: () => deviceRows(engine.devices(), supervisor),
+    devices: () => deviceRows(engine.devices(), supervisor, auth),
     scan: (seconds, signal) => engine.scan(seconds, signal),
-    forget: (deviceId) => engine.forget(deviceId),
-    pair: guardPairing((deviceId, options) => engine.pair(deviceId, options), hearing),
+    forget: async (deviceId) => {
+      const outcome = await engine.forget(deviceId);
+      await auth.forget(deviceId);
+      return outcome;
+    },
+    pair: guardPairing(pairingWithKeys({ engine, authenticator: auth, supervisor, hubCustomerId: customerId }), hearing),
     window: guardWindow((seconds, options) => engine.openWindow(seconds, options), hearing),
     household: () => engine.household(),
   };

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import type { PairingStore } from '../store/index.js';
 import type { DeviceRecord } from '../store/record.js';
+import type { Authenticator } from '../authentication/authenticator.js';
 import { Supervisor } from '../supervision/supervisor.js';
 import type { DeviceRow } from '../supervision/types.js';
 import { BLE_SOURCE, type BleSide } from './ble-side.js';
@@ -29,13 +30,23 @@ export function sourceWorks(source: string, sides: HearingSides): boolean {
   return sides.mqtt.sourceLiveness().find((liveness) => liveness.source === source)?.up !== false;
 }
 
-export function createSupervisor(options: { config: Config; store: PairingStore; engine: PairingEngine; sides: HearingSides; logger: Logger }): Supervisor {
+export function createSupervisor(options: {
+  config: Config;
+  store: PairingStore;
+  engine: PairingEngine;
+  sides: HearingSides;
+  logger: Logger;
+  counterOf?: (deviceId: string) => number | undefined;
+  imitatedOf?: (deviceId: string) => boolean | undefined;
+}): Supervisor {
   const { config, store, engine, sides } = options;
   const supervisor = new Supervisor({
     ...config.supervision,
     profiles: config.profiles,
     sourceUp: (source) => sourceWorks(source, sides),
     save: (section) => store.saveHeard(section),
+    ...(options.counterOf === undefined ? {} : { counterOf: options.counterOf }),
+    ...(options.imitatedOf === undefined ? {} : { imitatedOf: options.imitatedOf }),
     logger: options.logger,
   });
   supervisor.load(store.all(), store.heard());
@@ -44,10 +55,22 @@ export function createSupervisor(options: { config: Config; store: PairingStore;
   return supervisor;
 }
 
-/** `devices` rows: each linked device with its liveness. */
-export function deviceRows(records: readonly DeviceRecord[], supervisor: Pick<Supervisor, 'liveness'>): DeviceRow[] {
+/** `devices` rows: each linked device with its liveness, and whether its reports are authenticated
+ * (CONTRACT.md section 19: `reports` for a keyed one). */
+export function deviceRows(
+  records: readonly DeviceRecord[],
+  supervisor: Pick<Supervisor, 'liveness'>,
+  authenticator?: Pick<Authenticator, 'keyed' | 'reports'>,
+): DeviceRow[] {
   return records.map((record) => {
-    const liveness = record.state === 'linked' ? supervisor.liveness(record.deviceId) : undefined;
-    return liveness === undefined ? { ...record } : { ...record, ...liveness };
+    if (record.state !== 'linked') return { ...record };
+    const liveness = supervisor.liveness(record.deviceId);
+    const row: DeviceRow = liveness === undefined ? { ...record } : { ...record, ...liveness };
+    if (authenticator !== undefined) {
+      const reports = authenticator.reports(record.deviceId);
+      row.authenticated = authenticator.keyed(record.deviceId);
+      if (reports !== undefined) row.reports = reports;
+    }
+    return row;
   });
 }

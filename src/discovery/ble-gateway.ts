@@ -1,4 +1,4 @@
-import { addBthomeBattery, bthomeOf } from './bthome.js';
+import { addBthome } from './bthome.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { Advertisement, ProfileMatcher } from './profiles.js';
 import { batteryPercent, type Sighting } from './sighting.js';
@@ -111,7 +111,7 @@ export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource
  * (percent). True when a value was out of range (or no number) and left off, for the count.
  */
 export function addGatewayBattery(sighting: Sighting, report: GatewayReport): boolean {
-  const dropped = addBthomeBattery(sighting, bthomeOf(report.advertisement.serviceData));
+  const dropped = addBthome(sighting, report.advertisement.serviceData, report.address);
   if (sighting.battery !== undefined || report.batt === undefined) return dropped;
   const battery = batteryPercent(report.batt);
   if (battery === undefined) return true;

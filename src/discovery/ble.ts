@@ -3,7 +3,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import { bleModuleProblem, bleModuleReason } from './ble-module.js';
-import { addBthomeBattery, bthomeOf } from './bthome.js';
+import { addBthome } from './bthome.js';
 import type { AdapterState, NoblePeripheral, NobleRadio } from './noble-loader.js';
 import type { ProfileMatcher } from './profiles.js';
 import type { Sighting } from './sighting.js';
@@ -177,7 +177,7 @@ export function startBleSource(options: BleSourceOptions): BleSource {
     if (peripheral.rssi !== RSSI_UNKNOWN) sighting.rssi = peripheral.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
     // Only a button's service data is read, never a phone's (docs/performance.md, BLE flood).
-    if (addBthomeBattery(sighting, bthomeOf(peripheral.advertisement.serviceData))) counters.batteryDropped += 1;
+    if (addBthome(sighting, peripheral.advertisement.serviceData, peripheral.address)) counters.batteryDropped += 1;
     // Called from noble's socket handler: an error here must not escape into the native socket.
     try {
       onSighting(sighting);

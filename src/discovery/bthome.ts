@@ -117,5 +117,26 @@ export function addBthomeBattery(sighting: Sighting, reading: BthomeReading | un
   if (reading === undefined || 'invalid' in reading) return false;
   if (reading.battery !== undefined) sighting.battery = reading.battery;
   if (reading.batteryLow !== undefined) sighting.batteryLow = reading.batteryLow;
+  if (reading.triggerBased) sighting.triggerBased = true;
   return reading.batteryDropped === true;
+}
+
+/**
+ * What a button's BTHome service data tells its sighting: the battery of a plain report, or, for an
+ * encrypted one, the data itself and the address it came from, for the button's key to verify and
+ * read at the hub. True when a battery value was dropped, for the source to count.
+ */
+export function addBthome(sighting: Sighting, serviceData: ReadonlyArray<{ uuid: string; data?: Uint8Array }> | undefined, address: string): boolean {
+  if (serviceData === undefined) return false;
+  for (let i = 0; i < serviceData.length; i++) {
+    const entry = serviceData[i]!;
+    if (entry.data === undefined || !isBthomeUuid(entry.uuid)) continue;
+    if (entry.data.length > 0 && (entry.data[0]! & ENCRYPTED) !== 0) {
+      sighting.sealed = { data: entry.data, address };
+      return false;
+    }
+    sighting.plainBthome = true;
+    return addBthomeBattery(sighting, readBthome(entry.data));
+  }
+  return false;
 }

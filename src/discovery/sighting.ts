@@ -19,6 +19,13 @@ export interface Sighting {
   profile?: string;
   /** A retained MQTT message: the broker's copy of an old report, not a sign of life now. */
   retained?: true;
+  /** Encrypted BTHome service data (after the UUID) and the address it came from (noble's, or a
+   * gateway's `id`): only the button's key reads it (src/authentication/, CONTRACT.md section 19). */
+  sealed?: { data: Uint8Array; address: string };
+  /** It carried BTHome service data without encryption. */
+  plainBthome?: true;
+  /** BTHome device information bit 2: it sends when something happens, not at a steady pace. */
+  triggerBased?: true;
 }
 
 /** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */

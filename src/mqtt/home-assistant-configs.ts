@@ -14,10 +14,12 @@ export { SUPERVISION_TEMPLATES } from './home-assistant-supervision.js';
 // battery first known, or is forgotten.
 
 /** What a button's configs depend on: a stored device, and for a linked one whether a battery is known. */
-export type ButtonRow = Pick<DeviceRow, 'deviceId' | 'customerId'> & Partial<Pick<DeviceRow, 'state' | 'battery'>>;
+export type ButtonRow = Pick<DeviceRow, 'deviceId' | 'customerId'> & Partial<Pick<DeviceRow, 'state' | 'battery' | 'authenticated'>>;
 
 /** A battery is known when the row carries one; Home Assistant's battery sensor is published from then on. */
 export const batteryKnown = (row: ButtonRow): boolean => typeof row.battery === 'number';
+/** A keyed button (CONTRACT.md section 19) has an "Imitated" tamper sensor. */
+export const keyedRow = (row: ButtonRow): boolean => row.authenticated === true;
 
 export const LINK_STATES: readonly DeviceState[] = ['linking', 'linked', 'rejected', 'failed'];
 
@@ -95,7 +97,7 @@ export function hubConfigs(hub: HubIdentity): Map<string, string> {
  * One button's entities: its link state, with customer and link id as attributes; once linked,
  * "Missing" and "Last heard"; its battery from when one is known (`withBattery`).
  */
-export function buttonConfigs(hub: HubIdentity, record: ButtonRow, withBattery = batteryKnown(record)): Map<string, string> {
+export function buttonConfigs(hub: HubIdentity, record: ButtonRow, withBattery = batteryKnown(record), keyed = keyedRow(record)): Map<string, string> {
   const objectId = buttonObjectId(record.deviceId);
   const state = deviceTopic(hub.prefix, record.deviceId);
   const device = {
@@ -121,14 +123,19 @@ export function buttonConfigs(hub: HubIdentity, record: ButtonRow, withBattery =
   };
   const configs = new Map([[configTopic(hub, 'sensor', objectId), JSON.stringify(payload)]]);
   // Supervision is of linked buttons: a failed or rejected one is never heard for.
-  if (record.state === 'linked') for (const entry of supervisionConfigs(hub, record.deviceId, device, withBattery)) configs.set(...entry);
+  if (record.state === 'linked') for (const entry of supervisionConfigs(hub, record.deviceId, device, withBattery, keyed)) configs.set(...entry);
   return configs;
 }
 
 /** Every config this hub should have on the broker now: the hub's and one set a stored button. */
-export function desiredConfigs(hub: HubIdentity, records: Iterable<ButtonRow>, withBattery: (row: ButtonRow) => boolean = batteryKnown): Map<string, string> {
+export function desiredConfigs(
+  hub: HubIdentity,
+  records: Iterable<ButtonRow>,
+  withBattery: (row: ButtonRow) => boolean = batteryKnown,
+  keyed: (row: ButtonRow) => boolean = keyedRow,
+): Map<string, string> {
   const configs = hubConfigs(hub);
-  for (const record of records) for (const [topic, payload] of buttonConfigs(hub, record, withBattery(record))) configs.set(topic, payload);
+  for (const record of records) for (const [topic, payload] of buttonConfigs(hub, record, withBattery(record), keyed(record))) configs.set(topic, payload);
   return configs;
 }
 

@@ -18,6 +18,8 @@ export const SUPERVISION_TEMPLATES = {
   battery: "{{ value_json.battery if value_json is mapping and value_json.battery is number else 'None' }}",
   /** Supervision to the ISO time, which a timestamp sensor parses. */
   lastHeard: "{{ value_json.lastHeard if value_json is mapping and value_json.lastHeard is string else 'None' }}",
+  /** Supervision to ON (imitated) / OFF, for a keyed button. */
+  imitated: "{{ ('ON' if value_json.imitated else 'OFF') if value_json is mapping and value_json.imitated is boolean else 'None' }}",
 } as const;
 
 // Prefixes of their own rather than `button_<id>_missing`: a button whose id ends in `_missing`
@@ -25,17 +27,20 @@ export const SUPERVISION_TEMPLATES = {
 export const missingObjectId = (deviceId: string): string => `missing_${discoveryId(deviceId)}`;
 export const lastHeardObjectId = (deviceId: string): string => `last_heard_${discoveryId(deviceId)}`;
 export const batteryObjectId = (deviceId: string): string => `battery_${discoveryId(deviceId)}`;
+export const imitatedObjectId = (deviceId: string): string => `imitated_${discoveryId(deviceId)}`;
 
 export function supervisionConfigTopics(hub: HubIdentity, deviceId: string): string[] {
   return [
     configTopic(hub, 'binary_sensor', missingObjectId(deviceId)),
     configTopic(hub, 'sensor', lastHeardObjectId(deviceId)),
     configTopic(hub, 'sensor', batteryObjectId(deviceId)),
+    configTopic(hub, 'binary_sensor', imitatedObjectId(deviceId)),
   ];
 }
 
-/** A linked button's supervision entities, on its device (`device`); the battery only when known. */
-export function supervisionConfigs(hub: HubIdentity, deviceId: string, device: object, withBattery: boolean): Map<string, string> {
+/** A linked button's supervision entities, on its device (`device`); the battery only when known,
+ * "Imitated" (a tamper binary_sensor, CONTRACT.md section 19) only for a keyed button. */
+export function supervisionConfigs(hub: HubIdentity, deviceId: string, device: object, withBattery: boolean, keyed = false): Map<string, string> {
   const shared = { qos: 1, ...hubAvailability(hub), device, origin: origin(hub) };
   const configs = new Map<string, string>();
   const add = (component: string, objectId: string, entity: object): void => {
@@ -64,6 +69,16 @@ export function supervisionConfigs(hub: HubIdentity, deviceId: string, device: o
       state_class: 'measurement',
       state_topic: supervisionTopic(hub.prefix, deviceId),
       value_template: SUPERVISION_TEMPLATES.battery,
+    });
+  }
+  if (keyed) {
+    add('binary_sensor', imitatedObjectId(deviceId), {
+      name: 'Imitated',
+      device_class: 'tamper',
+      state_topic: supervisionTopic(hub.prefix, deviceId),
+      value_template: SUPERVISION_TEMPLATES.imitated,
+      payload_on: 'ON',
+      payload_off: 'OFF',
     });
   }
   return configs;

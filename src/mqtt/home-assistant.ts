@@ -5,6 +5,7 @@ import type { ButtonLiveness, DeviceRow } from '../supervision/types.js';
 import type { MqttConnection } from './connection.js';
 import {
   batteryKnown,
+  keyedRow,
   birthTopic,
   buttonConfigs,
   buttonConfigTopics,
@@ -85,7 +86,10 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   // battery sensor, once there, stays until the button is forgotten.
   const withBattery = new Set<string>();
   const hasBattery = (row: ButtonRow): boolean => batteryKnown(row) || withBattery.has(row.deviceId);
-  const desired = (): Map<string, string> => desiredConfigs(hub, devices(), hasBattery);
+  // Likewise buttons that became keyed since the start (paired again with a key).
+  const withKey = new Set<string>();
+  const isKeyed = (row: ButtonRow): boolean => keyedRow(row) || withKey.has(row.deviceId);
+  const desired = (): Map<string, string> => desiredConfigs(hub, devices(), hasBattery, isKeyed);
   const held = (): Set<string> => heldConfigTopics(hub, devices());
   // Every config message that comes back asks whether its topic is still wanted: with many
   // buttons, building all configs for each would cost the square of their number.
@@ -93,7 +97,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   const isWanted = (topic: string): boolean => (wanted ??= new Set([...desired().keys(), ...held()])).has(topic);
   /** Publishes the configs of a stored button that differ from the broker's. */
   const publishButton = (row: ButtonRow): void => {
-    for (const [topic, payload] of buttonConfigs(hub, row, hasBattery(row))) {
+    for (const [topic, payload] of buttonConfigs(hub, row, hasBattery(row), isKeyed(row))) {
       if (retained.get(topic) !== payload) publish(topic, payload);
     }
   };
@@ -161,8 +165,11 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       publishButton(record);
     },
     livenessChanged(deviceId, liveness) {
-      if (liveness.battery === null || withBattery.has(deviceId)) return;
-      withBattery.add(deviceId);
+      const newBattery = liveness.battery !== null && !withBattery.has(deviceId);
+      const newKey = liveness.imitated !== undefined && !withKey.has(deviceId);
+      if (!newBattery && !newKey) return;
+      if (newBattery) withBattery.add(deviceId);
+      if (newKey) withKey.add(deviceId);
       wanted = undefined;
       if (!synced || stopped) return;
       const row = devices().find((device) => device.deviceId === deviceId);
@@ -171,6 +178,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
     forgotten(deviceId) {
       wanted = undefined;
       withBattery.delete(deviceId);
+      withKey.delete(deviceId);
       if (stopped) return;
       // Cleared even when this copy thinks the broker holds nothing: the broker's copy may be unread.
       for (const topic of buttonConfigTopics(hub, deviceId)) publish(topic, '');

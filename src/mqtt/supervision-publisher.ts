@@ -35,6 +35,7 @@ export function createSupervisionPublisher(connection: MqttConnection, prefix: s
         lastHeard: liveness.lastHeard,
         battery: liveness.battery,
         batteryLow: liveness.batteryLow,
+        ...(liveness.imitated === undefined ? {} : { imitated: liveness.imitated }),
       };
       connection.publishRetained(supervisionTopic(prefix, deviceId), JSON.stringify(payload));
     },

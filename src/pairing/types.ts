@@ -27,7 +27,9 @@ export interface PairProgress {
 
 /** How a link job ended. `kind` is set when it did not end linked. */
 export type LinkOutcome =
-  | { ok: true; record: DeviceRecord; alreadyLinked: boolean }
+  /** `counterAccepted`: an already linked button paired again with its key, whose current counter
+   * is now the one counted from (after a battery change); nothing was posted. */
+  | { ok: true; record: DeviceRecord; alreadyLinked: boolean; counterAccepted?: number }
   | { ok: false; deviceId: string; kind: ErrorKind; message: string; record?: DeviceRecord };
 
 export interface WindowReport {

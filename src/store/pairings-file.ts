@@ -40,7 +40,7 @@ export async function readPairingsFile(file: string): Promise<PairingsContent> {
   if (typeof version === 'number' && !READABLE_SCHEMA_VERSIONS.includes(version)) {
     throw new PanicPairError(
       'store',
-      `${file} has schemaVersion ${version}, which this panic-pair does not read (it reads ${READABLE_SCHEMA_VERSIONS.join(' and ')}); ` +
+      `${file} has schemaVersion ${version}, which this panic-pair does not read (it reads ${spokenList(READABLE_SCHEMA_VERSIONS)}); ` +
         `${ADVICE}, or run the panic-pair version that wrote it`,
     );
   }
@@ -120,4 +120,9 @@ function schemaVersionOf(value: unknown): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>).schemaVersion
     : undefined;
+}
+
+/** `1`, `1 and 2`, `1, 2 and 3`. */
+function spokenList(versions: readonly number[]): string {
+  return versions.length < 2 ? versions.join('') : `${versions.slice(0, -1).join(', ')} and ${versions.at(-1)}`;
 }

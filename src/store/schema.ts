@@ -5,10 +5,12 @@ import { DEVICE_ID_PATTERN } from '../discovery/sighting.js';
 import type { DeviceRecord } from './record.js';
 
 /** The schemaVersion this build writes. A newer file is refused, never rewritten. Version 2 added
- * `heard` (CONTRACT.md section 17); a version 1 file is read as one with nothing heard yet. */
-export const STORE_SCHEMA_VERSION = 2;
+ * `heard` (CONTRACT.md section 17); a version 1 file is read as one with nothing heard yet.
+ * Version 3 added each keyed button's last counted `counter` to `heard` (section 19); a version 2
+ * file is read as one whose keyed buttons have counted nothing yet. */
+export const STORE_SCHEMA_VERSION = 3;
 /** Every version this build reads. */
-export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2];
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [1, 2, 3];
 
 const isoTime = z.iso.datetime({ offset: true });
 const integer = z.number().int();
@@ -50,6 +52,9 @@ export const heardButtonSchema = z.strictObject({
   sources: z.array(z.string().min(1).max(80)).max(16).optional(),
   /** The profile that matched it: its supervisionSeconds and triggerOnly apply before it is heard again. */
   profile: z.string().min(1).max(64).optional(),
+  /** A keyed button's last counted BTHome counter (version 3): a report recorded before a restart
+   * never counts after it. */
+  counter: integer.min(0).max(0xffff_ffff).optional(),
 });
 
 export const heardSectionSchema = z.strictObject({
@@ -63,7 +68,7 @@ export type HeardSection = z.infer<typeof heardSectionSchema>;
 
 export const pairingsFileSchema = z
   .strictObject({
-    schemaVersion: z.union([z.literal(1), z.literal(STORE_SCHEMA_VERSION)]),
+    schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(STORE_SCHEMA_VERSION)]),
     devices: z.array(deviceRecordSchema),
     heard: heardSectionSchema.optional(),
   })
@@ -84,9 +89,12 @@ export const pairingsFileSchema = z
 
 export type PairingsFile = z.infer<typeof pairingsFileSchema>;
 
-/** A version 1 file has no `heard`: the schema says so, so an old file with one is refused. */
+/** A version 1 file has no `heard`, a version 2 file no `counter`: the schema says so, so an old
+ * file with one is refused. */
 export function versionProblem(file: PairingsFile): string | undefined {
-  return file.schemaVersion === 1 && file.heard !== undefined ? 'heard needs schemaVersion 2' : undefined;
+  if (file.schemaVersion === 1 && file.heard !== undefined) return 'heard needs schemaVersion 2';
+  if (file.schemaVersion === 2 && Object.values(file.heard?.devices ?? {}).some((button) => button.counter !== undefined)) return 'counter needs schemaVersion 3';
+  return undefined;
 }
 
 // Compile-time proof that the schema and the hand-written DeviceRecord describe the same shape:

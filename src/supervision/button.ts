@@ -27,6 +27,10 @@ export class SupervisedButton {
   readonly sources = new Map<string, Hearing>();
   readonly learner = new IntervalLearner();
   profile: string | undefined;
+  /** `imitated` as the outputs were last told it (undefined: a button with no key). */
+  toldImitated: boolean | undefined;
+  /** Its BTHome reports carry the trigger-based bit. */
+  triggerBased = false;
   settings: ButtonSettings;
   /** The latest report in this run (monotonic), or undefined. */
   lastAt: number | undefined;

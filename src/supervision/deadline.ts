@@ -23,16 +23,23 @@ export class IntervalLearner {
   #next = 0;
   #previous: number | undefined;
 
-  /** A report at the monotonic instant `at`: cheap enough for every advertisement. */
-  report(at: number): void {
+  /** A report at the monotonic instant `at`: cheap enough for every advertisement. `learn` false:
+   * the gap it ends is no interval of the button's (it ends a `missing` episode, or spans a
+   * source's outage) and is not remembered, so an outage never stretches the deadline. */
+  report(at: number, learn = true): void {
     const previous = this.#previous;
     this.#previous = at;
-    if (previous === undefined) return;
+    if (previous === undefined || !learn) return;
     const gap = at - previous;
     if (gap < GAP_RESOLUTION_MS) return;
     this.#gaps[this.#next] = gap;
     this.#next = (this.#next + 1) % LEARNED_GAPS;
     if (this.#count < LEARNED_GAPS) this.#count++;
+  }
+
+  /** The instant of the previous report, when there was one in this run. */
+  previous(): number | undefined {
+    return this.#previous;
   }
 
   /** The longest recent gap, or undefined until enough were seen. */

@@ -3,7 +3,7 @@ import type { HeardButton, HeardSection } from '../store/schema.js';
 import type { SupervisedButton } from './button.js';
 
 /** What to save of a button, or undefined for one never heard (nothing to keep). */
-export function savedButton(button: SupervisedButton, lastHeard: string | undefined): HeardButton | undefined {
+export function savedButton(button: SupervisedButton, lastHeard: string | undefined, counter?: number): HeardButton | undefined {
   if (lastHeard === undefined) return undefined;
   const deadline = button.deadline();
   const saved: HeardButton = { lastHeard };
@@ -12,6 +12,7 @@ export function savedButton(button: SupervisedButton, lastHeard: string | undefi
   if (deadline.learned) saved.deadlineSeconds = Math.round(deadline.ms / 1000);
   if (button.sources.size > 0) saved.sources = [...button.sources.keys()].slice(0, 16);
   if (button.profile !== undefined) saved.profile = button.profile;
+  if (counter !== undefined) saved.counter = counter;
   return saved;
 }
 

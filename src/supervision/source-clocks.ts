@@ -12,6 +12,8 @@ interface SourceClock {
   since: number;
   /** Working time before the current up period. */
   worked: number;
+  /** When it last stopped working (as sampled, or as first read), or undefined: never seen down. */
+  downAt: number | undefined;
 }
 
 export class SourceClocks {
@@ -28,8 +30,10 @@ export class SourceClocks {
     for (const [source, clock] of this.#clocks) {
       const up = this.#isUp(source);
       if (up === clock.up) continue;
-      if (clock.up) clock.worked += now - clock.since;
-      else clock.since = now;
+      if (clock.up) {
+        clock.worked += now - clock.since;
+        clock.downAt = now;
+      } else clock.since = now;
       clock.up = up;
       changed.push(source);
     }
@@ -58,6 +62,13 @@ export class SourceClocks {
     return clock.worked + (now - clock.since);
   }
 
+  /** Whether the source was down at any time after `since` (as sampled): a gap between two
+   * reports that spans it says nothing of the button's own interval. */
+  downAfter(source: string, since: number, now: number): boolean {
+    const clock = this.#clock(source, now);
+    return clock.downAt !== undefined && clock.downAt >= since;
+  }
+
   sources(): string[] {
     return [...this.#clocks.keys()];
   }
@@ -65,7 +76,8 @@ export class SourceClocks {
   #clock(source: string, now: number): SourceClock {
     let clock = this.#clocks.get(source);
     if (clock === undefined) {
-      clock = { up: this.#isUp(source), since: now, worked: 0 };
+      const up = this.#isUp(source);
+      clock = { up, since: now, worked: 0, downAt: up ? undefined : now };
       this.#clocks.set(source, clock);
     }
     return clock;

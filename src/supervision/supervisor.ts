@@ -10,6 +10,8 @@ import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { HeardSection } from '../store/schema.js';
 import { SupervisedButton, type ButtonSettings } from './button.js';
+import { GAP_RESOLUTION_MS } from './deadline.js';
+import { LatestReports } from './latest-reports.js';
 import { savedButton, silenceBeforeRestartMs } from './saved.js';
 import { SourceClocks, type SourceUp } from './source-clocks.js';
 import type { ButtonCounts, ButtonLiveness, Supervision } from './types.js';
@@ -29,6 +31,10 @@ export interface SupervisorOptions {
   profiles: readonly Pick<Profile, 'name' | 'supervisionSeconds' | 'triggerOnly'>[];
   sourceUp: SourceUp;
   save(section: HeardSection): Promise<void>;
+  /** A keyed button's last counted counter (CONTRACT.md section 19), saved with its heard time. */
+  counterOf?(deviceId: string): number | undefined;
+  /** Whether a keyed button is `imitated` now (section 19); undefined for a button with no key. */
+  imitatedOf?(deviceId: string): boolean | undefined;
   logger: Logger;
   clock?: MonotonicClock;
   wallClock?: WallClock;
@@ -43,6 +49,7 @@ export class Supervisor {
   readonly #clocks: SourceClocks;
   readonly #buttons = new Map<string, SupervisedButton>();
   readonly #listeners = new Set<LivenessListener>();
+  readonly #notYetLinked = new LatestReports();
   #dirty = false;
   #lastSave: number;
   /** The latest save, begun or waiting for the one before it: one at a time. */
@@ -89,10 +96,14 @@ export class Supervisor {
   /** The hot path: every valid sighting from every source. */
   heard(sighting: Sighting): void {
     const button = this.#buttons.get(sighting.deviceId);
-    if (button === undefined || sighting.retained === true) return;
+    if (sighting.retained === true) return;
+    if (button === undefined) {
+      this.#notYetLinked.remember(sighting);
+      return;
+    }
     const at = sighting.at;
     if (button.lastAt === undefined || at > button.lastAt) button.lastAt = at;
-    button.learner.report(at);
+    button.learner.report(at, this.#learnable(button, at));
     let hearing = button.sources.get(sighting.source);
     if (hearing === undefined) {
       hearing = { heardAt: at, workedAt: 0, creditMs: 0 };
@@ -103,8 +114,23 @@ export class Supervisor {
     hearing.creditMs = 0;
     this.#dirty = true;
     if (sighting.profile !== undefined && sighting.profile !== button.profile) this.#profileChanged(button, sighting.profile);
+    if (sighting.triggerBased === true && !button.triggerBased) {
+      button.triggerBased = true;
+      button.settings = this.#settingsOf(button.profile, true);
+    }
     if (sighting.battery !== undefined || sighting.batteryLow !== undefined) this.#battery(button, sighting);
     if (button.supervision !== 'online' && button.supervision !== 'unsupervised' && this.#decide(button, at)) this.#requestSave();
+  }
+
+  /** Whether the gap this report ends is the button's own interval: not when it ends a `missing`
+   * (or `unknown`) episode, nor when a source that hears it was down meanwhile. Habluetooth forgets
+   * an interval at such a gap and learns it anew; here the deadline stays what it was before. */
+  #learnable(button: SupervisedButton, at: number): boolean {
+    if (button.supervision === 'missing' || button.supervision === 'unknown') return false;
+    const previous = button.learner.previous();
+    if (previous === undefined || at - previous < GAP_RESOLUTION_MS) return true;
+    for (const source of button.sources.keys()) if (this.#clocks.downAfter(source, previous, at)) return false;
+    return true;
   }
 
   /** A device's state changed in the store: a new link is supervised from now on. A linked
@@ -116,7 +142,22 @@ export class Supervisor {
     const button = new SupervisedButton(record.deviceId, this.#settingsOf(undefined), now);
     if (record.source !== NOT_A_SOURCE) button.expect(record.source, this.#clocks, now);
     this.#buttons.set(record.deviceId, button);
-    this.#notify(button);
+    // The report that linked it is its first: a freshly paired button shows its battery at once.
+    const linking = this.#notYetLinked.take(record.deviceId);
+    if (linking === undefined) this.#notify(button);
+    else this.heard(linking);
+  }
+
+  /** A keyed button's counter changed out of turn (re-paired after a battery change): saved now,
+   * so that a restart does not count from the old one. */
+  saveSoon(): void {
+    this.#requestSave();
+  }
+
+  /** Tells the outputs a button's liveness again (its `imitated` changed). */
+  retell(deviceId: string): void {
+    const button = this.#buttons.get(deviceId);
+    if (button !== undefined) this.#notify(button);
   }
 
   forgotten(deviceId: string): void {
@@ -133,7 +174,12 @@ export class Supervisor {
     const now = this.#clock();
     this.#clocks.sample(now);
     let changed = false;
-    for (const button of this.#buttons.values()) changed = this.#decide(button, now) || changed;
+    const imitatedOf = this.#options.imitatedOf;
+    for (const button of this.#buttons.values()) {
+      if (this.#decide(button, now)) changed = true;
+      // An imitation begun or an hour past: the outputs hear it within a sweep.
+      else if (imitatedOf !== undefined && imitatedOf(button.deviceId) !== button.toldImitated) this.#notify(button);
+    }
     if (changed || (this.#dirty && now - this.#lastSave >= SAVE_INTERVAL_MS)) this.#requestSave();
   }
 
@@ -208,14 +254,16 @@ export class Supervisor {
 
   #profileChanged(button: SupervisedButton, profile: string): void {
     button.profile = profile;
-    button.settings = this.#settingsOf(profile);
+    button.settings = this.#settingsOf(profile, button.triggerBased);
   }
 
-  #settingsOf(profileName: string | undefined): ButtonSettings {
+  /** `triggerBased`: its BTHome reports say they are sent on presses only (a Shelly BLU Button),
+   * so it is unsupervised unless its profile says otherwise (triggerOnly false, or a deadline). */
+  #settingsOf(profileName: string | undefined, triggerBased = false): ButtonSettings {
     const profile = profileName === undefined ? undefined : this.#options.profiles.find((p) => p.name === profileName);
     return {
       ceilingMs: this.#options.maxSeconds * 1000,
-      triggerOnly: profile?.triggerOnly === true,
+      triggerOnly: profile?.triggerOnly ?? (triggerBased && profile?.supervisionSeconds === undefined),
       off: !this.#options.on,
       ...(profile?.supervisionSeconds === undefined ? {} : { profileSeconds: profile.supervisionSeconds }),
     };
@@ -228,16 +276,19 @@ export class Supervisor {
 
   #livenessOf(button: SupervisedButton): ButtonLiveness {
     const unsupervised = button.supervision === 'unsupervised';
+    const imitated = this.#options.imitatedOf?.(button.deviceId);
     return {
       lastHeard: this.#lastHeard(button) ?? null,
       battery: button.battery,
       batteryLow: this.#batteryLow(button),
       supervision: button.supervision,
       deadlineSeconds: unsupervised ? null : Math.round(button.deadline().ms / 1000),
+      ...(imitated === undefined ? {} : { imitated }),
     };
   }
 
   #notify(button: SupervisedButton): void {
+    button.toldImitated = this.#options.imitatedOf?.(button.deviceId);
     if (this.#listeners.size === 0) return;
     const liveness = this.#livenessOf(button);
     for (const listener of this.#listeners) {
@@ -263,7 +314,7 @@ export class Supervisor {
   async #save(): Promise<void> {
     const section: HeardSection = { savedAt: new Date(this.#wall()).toISOString(), devices: {} };
     for (const button of this.#buttons.values()) {
-      const saved = savedButton(button, this.#lastHeard(button));
+      const saved = savedButton(button, this.#lastHeard(button), this.#options.counterOf?.(button.deviceId));
       if (saved !== undefined) section.devices[button.deviceId] = saved;
     }
     this.#dirty = false;

@@ -26,10 +26,29 @@ export interface ButtonLiveness {
   supervision: Supervision;
   /** Seconds of silence after which the button is `missing`; null when unsupervised. */
   deadlineSeconds: number | null;
+  /** A keyed button with a refused report in the last hour (CONTRACT.md section 19); absent for a
+   * button with no key. */
+  imitated?: boolean;
+}
+
+/** CONTRACT.md section 19: how a keyed button's reports have fared. */
+export interface ReportCounts {
+  verified: number;
+  forged: number;
+  replayed: number;
+  plain: number;
+}
+
+/** What authentication adds to a linked device in `devices --json`. */
+export interface ButtonAuthentication {
+  /** Linked with its key: only its verified reports count. */
+  authenticated: boolean;
+  /** For a keyed button only. */
+  reports?: ReportCounts;
 }
 
 /** A row of `devices`: a linked device carries its liveness, other states none of it. */
-export type DeviceRow = DeviceRecord & Partial<ButtonLiveness>;
+export type DeviceRow = DeviceRecord & Partial<ButtonLiveness> & Partial<ButtonAuthentication>;
 
 /** `status --json` `buttons` and `<prefix>/health` `buttons`: counts over the linked buttons. */
 export interface ButtonCounts {
@@ -56,6 +75,8 @@ export interface SupervisionPayload {
   lastHeard: string | null;
   battery: number | null;
   batteryLow: boolean;
+  /** A keyed button only: what Home Assistant's "Imitated" tamper sensor reads. */
+  imitated?: boolean;
 }
 
 /**

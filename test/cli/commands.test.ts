@@ -105,7 +105,7 @@ describe('status', () => {
       expect(result.code).toBe(state ? 0 : 1);
       const report = JSON.parse(result.stdout);
       expect(report).toMatchObject({ customerId: 42, healthy: state, mqtt: 'connected', ble: 'scanning' });
-      expect(Object.keys(report.counters).sort()).toEqual(['announcements', 'apiErrors', 'batteryDropped', 'dropped', 'links']);
+      expect(Object.keys(report.counters).sort()).toEqual(['announcements', 'apiErrors', 'batteryDropped', 'dropped', 'forged', 'links', 'plain', 'replayed']);
       expect('entitled' in report).toBe(true);
     }
   });
@@ -122,9 +122,9 @@ describe('devices', () => {
   it('a table, one row a device', async () => {
     devices = SAMPLE_DEVICES;
     const lines = (await run('devices')).stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^DEVICE +STATE +CUSTOMER +SOURCE +LINK +LINKED\/UPDATED +HEARD +BATTERY +ERROR$/);
-    expect(lines[1]).toMatch(/^7F3A9C +linked +42 +ble +17 +2025-03-01T10:00:00.000Z +- +-$/);
-    expect(lines[2]).toMatch(/^B2 +rejected +42 +mqtt +- +2025-03-01T10:05:00.000Z +- +- +the API rejected the link/);
+    expect(lines[0]).toMatch(/^DEVICE +STATE +CUSTOMER +SOURCE +LINK +LINKED\/UPDATED +HEARD +BATTERY +REPORTS +ERROR$/);
+    expect(lines[1]).toMatch(/^7F3A9C +linked +42 +ble +17 +2025-03-01T10:00:00.000Z +- +- +-$/);
+    expect(lines[2]).toMatch(/^B2 +rejected +42 +mqtt +- +2025-03-01T10:05:00.000Z +- +- +- +the API rejected the link/);
   });
 
   it('says of each linked button when it was heard, whether it is missing, and its battery (CONTRACT.md section 17)', async () => {
@@ -138,19 +138,32 @@ describe('devices', () => {
       { ...linkedRecord('D-UNKNOWN', 4), ...liveness, supervision: 'unknown', lastHeard: null },
     ];
     const text = (await run('devices')).stdout;
-    expect(text).toMatch(/^A-ONLINE .* heard 3 min ago +battery 80 %$/m);
+    expect(text).toMatch(/^A-ONLINE .* heard 3 min ago +battery 80 % +-$/m);
     const clock = clockWords(Date.parse(missingSince), Date.now());
-    expect(text).toMatch(new RegExp(`^B-MISSING .* missing for 2 h 10 min \\(last heard ${clock}\\) +battery 15 % \\(low\\)$`, 'm'));
-    expect(text).toMatch(/^C-TRIGGER .* not supervised: sends only when pressed +-$/m);
-    expect(text).toMatch(/^D-UNKNOWN .* unknown: not heard yet since it was linked or the hub started +-$/m);
+    expect(text).toMatch(new RegExp(`^B-MISSING .* missing for 2 h 10 min \\(last heard ${clock}\\) +battery 15 % \\(low\\) +-$`, 'm'));
+    expect(text).toMatch(/^C-TRIGGER .* not supervised: sends only when pressed +- +-$/m);
+    expect(text).toMatch(/^D-UNKNOWN .* unknown: not heard yet since it was linked or the hub started +- +-$/m);
     // Neither radio nor broker works: nothing can hear it, and it says so.
     sources = { ble: 'unavailable', mqtt: 'disconnected' };
     try {
-      expect((await run('devices')).stdout).toMatch(/^D-UNKNOWN .* unknown: no working source can hear it +-$/m);
+      expect((await run('devices')).stdout).toMatch(/^D-UNKNOWN .* unknown: no working source can hear it +- +-$/m);
     } finally {
       sources = { ble: 'scanning', mqtt: 'connected' };
     }
     expect(JSON.parse((await run('devices', '--json')).stdout)).toEqual(devices);
+  });
+
+  it('says of each linked button whether its reports are authenticated (CONTRACT.md section 19)', async () => {
+    const liveness = { battery: null, batteryLow: false, deadlineSeconds: 3600, supervision: 'online' as const, lastHeard: new Date().toISOString() };
+    devices = [
+      { ...linkedRecord('E-PLAIN', 5), ...liveness, authenticated: false },
+      { ...linkedRecord('F-KEYED', 6), ...liveness, authenticated: true, imitated: false, reports: { verified: 12, forged: 0, replayed: 0, plain: 0 } },
+      { ...linkedRecord('G-IMITATED', 7), ...liveness, authenticated: true, imitated: true, reports: { verified: 3, forged: 1, replayed: 2, plain: 0 } },
+    ];
+    const text = (await run('devices')).stdout;
+    expect(text).toMatch(/^E-PLAIN .* +- +not authenticated$/m);
+    expect(text).toMatch(/^F-KEYED .* +- +12 verified$/m);
+    expect(text).toMatch(/^G-IMITATED .* +- +imitated \(3 verified, 1 forged, 2 replayed\)$/m);
   });
 
   it('an empty store says so', async () => {

@@ -3,8 +3,9 @@ import type { DeviceRow } from '../../src/supervision/types.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 
-// `panic-pair devices` against a real daemon (CONTRACT.md section 17): a button just linked is not
-// yet known to be heard, and reads so; its next report makes it heard, in words and in JSON.
+// `panic-pair devices` against a real daemon (CONTRACT.md section 17): the report that links a
+// button is its first heard one, with its battery; its next reports keep it heard, in words and in
+// JSON.
 
 let hub: DaemonHarness;
 beforeAll(async () => {
@@ -15,6 +16,16 @@ afterAll(async () => {
 });
 
 describe('devices on a supervising daemon', () => {
+  it('shows a freshly paired button heard, with the battery of the report that linked it', async () => {
+    await hub.announceSeen('FRESH1', { battery: 64 });
+    const pair = await hub.cli(['pair', 'FRESH1', '--json']);
+    expect(pair.code, pair.stderr).toBe(0);
+    // No report after the link: the one that linked it is its first heard.
+    const row = await waitFor(async () => (JSON.parse((await hub.cli(['devices', '--json'])).stdout) as DeviceRow[]).find((device) => device.deviceId === 'FRESH1' && device.battery !== null), { what: 'FRESH1 with its battery' });
+    expect(row).toMatchObject({ state: 'linked', battery: 64, supervision: 'online', authenticated: false });
+    expect(Date.parse(row?.lastHeard ?? '')).not.toBeNaN();
+  });
+
   it('says when each linked button was heard', async () => {
     await hub.announceSeen('HEARD1');
     const pair = await hub.cli(['pair', 'HEARD1', '--json']);
@@ -26,6 +37,6 @@ describe('devices on a supervising daemon', () => {
     }, { what: 'HEARD1 heard after its link' });
     expect(row).toMatchObject({ state: 'linked', battery: null, batteryLow: false });
     expect(Date.parse(row.lastHeard ?? '')).not.toBeNaN();
-    expect((await hub.cli(['devices'])).stdout).toMatch(/^HEARD1 +linked .* heard (just now|\d+ s ago) +-$/m);
+    expect((await hub.cli(['devices'])).stdout).toMatch(/^HEARD1 +linked .* heard (just now|\d+ s ago) +- +not authenticated$/m);
   });
 });

@@ -31,7 +31,7 @@ export function sampleStatus(healthy = true): StatusReport {
     buttons: { linked: 1, online: 1, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
     devices: { total: 2, linked: 1, linking: 0, rejected: 1, failed: 0 },
     autoPair: false,
-    counters: { announcements: 12, dropped: 1, links: 1, apiErrors: healthy ? 0 : 3, batteryDropped: 0 },
+    counters: { announcements: 12, dropped: 1, links: 1, apiErrors: healthy ? 0 : 3, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 },
   };
 }
 

@@ -118,7 +118,7 @@ describe('a linked button that falls silent', () => {
     const exit = await hub.stop();
     expect(exit.code).toBe(0);
     const saved = JSON.parse(readFileSync(hub.storeFile, 'utf8')) as { schemaVersion: number; heard: { devices: Record<string, { lastHeard: string }> } };
-    expect(saved.schemaVersion).toBe(2);
+    expect(saved.schemaVersion).toBe(3);
     // Both are the wall time of the same monotonic instant, read a moment apart: equal to the millisecond or so.
     expect(Date.parse(saved.heard.devices[DEVICE]!.lastHeard)).toBeGreaterThanOrEqual(Date.parse(before!.lastHeard!) - 1_000);
     const missingLines = (hub.output().match(/button missing/g) ?? []).length;

@@ -52,8 +52,8 @@ describe('parseGatewayMessage', () => {
       return [sighting, addGatewayBattery(sighting, report)];
     };
     // Theengs: 16-bit uuid without 0x; OpenMQTTGateway: with 0x; a 128-bit spelling too.
-    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4400210140' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 64 }, false]);
-    expect(battery({ servicedatauuid: '0xfcd2', servicedata: '4001091501' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 9, batteryLow: true }, false]);
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4400210140' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 64, plainBthome: true, triggerBased: true }, false]);
+    expect(battery({ servicedatauuid: '0xfcd2', servicedata: '4001091501' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, battery: 9, batteryLow: true, plainBthome: true }, false]);
     expect(battery({ servicedatauuid: '0000fcd2-0000-1000-8000-00805f9b34fb', servicedata: '400132' })).toMatchObject([{ battery: 50 }, false]);
     expect(battery({ servicedatauuid: 'fcd2', servicedata: '400150', batt: 12 })).toMatchObject([{ battery: 80 }, false]);
     expect(battery({ batt: 77 })).toMatchObject([{ battery: 77 }, false]);
@@ -64,10 +64,14 @@ describe('parseGatewayMessage', () => {
       expect(dropped).toBe(true);
       expect(sighting).not.toHaveProperty('battery');
     }
-    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4001c8' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, true]);
-    // Not BTHome (another uuid), encrypted BTHome: no battery, nothing dropped.
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '4001c8' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, plainBthome: true }, true]);
+    // Not BTHome (another uuid), encrypted BTHome: no battery, nothing dropped; encrypted data is
+    // handed on with the gateway's id as the address, for the button's key (CONTRACT.md section 19).
     expect(battery({ servicedatauuid: 'fe95', servicedata: '400150' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, false]);
-    expect(battery({ servicedatauuid: 'fcd2', servicedata: '41a47266c95f730011223378237214' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, false]);
+    expect(battery({ servicedatauuid: 'fcd2', servicedata: '41a47266c95f730011223378237214' })).toEqual([
+      { deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, sealed: { data: Buffer.from('41a47266c95f730011223378237214', 'hex'), address: 'C4:64:9F:5E:94:54' } },
+      false,
+    ]);
   });
 
   it('names the gateway by its topic', () => {

@@ -133,7 +133,23 @@ describe('the configs', () => {
     for (const state of ['linking', 'rejected', 'failed'] as const) expect(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state, battery: 15 }).size).toBe(1);
     // Every topic a button may have, the battery's included, is held: never cleared as naming nothing.
     expect([...heldConfigTopics(hub, [{ deviceId: 'AA:BB', customerId: 42 }])]).toEqual(buttonConfigTopics(hub, 'AA:BB'));
-    expect(buttonConfigTopics(hub, 'AA:BB').sort()).toEqual([...buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: 15 }).keys()].sort());
+    expect(buttonConfigTopics(hub, 'AA:BB').sort()).toEqual([...buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: 15, authenticated: true }).keys()].sort());
+  });
+
+  it('give a keyed button a tamper binary_sensor "Imitated" on its supervision topic, and an unkeyed one none', () => {
+    const id = discoveryId('AA:BB');
+    const topic = `homeassistant/binary_sensor/panic-pair/imitated_${id}/config`;
+    const keyed = parsed(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: null, authenticated: true }));
+    expect(keyed[topic]).toMatchObject({
+      name: 'Imitated',
+      unique_id: `panic_pair_panic-pair_imitated_${id}`,
+      device_class: 'tamper',
+      state_topic: 'panic-pair/devices/AA:BB/supervision',
+      value_template: SUPERVISION_TEMPLATES.imitated,
+      payload_on: 'ON',
+      payload_off: 'OFF',
+    });
+    expect(parsed(buttonConfigs(hub, { deviceId: 'AA:BB', customerId: 42, state: 'linked', battery: null, authenticated: false }))[topic]).toBeUndefined();
   });
 
   it('keep the entities of two buttons apart even when one id ends as another entity’s name would', () => {
@@ -232,6 +248,12 @@ describe('the templates, rendered by Jinja2 as Home Assistant renders them', () 
     // Home Assistant's word for unknown, in a binary_sensor as in a sensor: PAYLOAD_NONE.
     expect(rendered.slice(2, 4)).toEqual(['None', 'None']);
     expect(rendered.slice(4)).toEqual(['15', 'None', '2026-11-26T09:14:00.000Z', 'None', 'None']);
+  });
+
+  it('show Imitated on while a keyed button is imitated, off otherwise, unknown without the word', () => {
+    const supervision = (imitated?: boolean) => JSON.stringify({ supervision: 'online', lastHeard: null, battery: null, batteryLow: false, ...(imitated === undefined ? {} : { imitated }) });
+    const rendered = renderTemplates([true, false, undefined].map((imitated) => ({ template: SUPERVISION_TEMPLATES.imitated, payload: supervision(imitated) })).concat([{ template: SUPERVISION_TEMPLATES.imitated, payload: '' }]));
+    expect(rendered.map((value) => binarySensorState(value, { payload_on: 'ON', payload_off: 'OFF' }))).toEqual(['on', 'off', null, null]);
   });
 
   it('show the hub connected while it runs and disconnected after it stops', () => {

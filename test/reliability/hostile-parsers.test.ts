@@ -31,7 +31,7 @@ import { seededRandom, testSeed, type SeededRandom } from './support/seeded-rand
 
 const RUNS = 4_000;
 const SEED = testSeed(0x5eed_0001);
-const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow', 'profile', 'retained']);
+const SIGHTING_KEYS = new Set(['deviceId', 'source', 'at', 'rssi', 'deviceTypeId', 'battery', 'batteryLow', 'profile', 'retained', 'sealed', 'plainBthome', 'triggerBased']);
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort();
 const matcher = new ProfileMatcher(FUZZ_PROFILES);
 
@@ -66,6 +66,8 @@ function expectWellFormedSighting(sighting: Sighting): void {
   for (const key of Object.keys(sighting)) expect(SIGHTING_KEYS.has(key), key).toBe(true);
   if (sighting.rssi !== undefined) expect(sighting.rssi >= -127 && sighting.rssi <= 20).toBe(true);
   if (sighting.deviceTypeId !== undefined) expect(Number.isSafeInteger(sighting.deviceTypeId)).toBe(true);
+  // Encrypted BTHome is handed on whole, for the button's key: bytes and the address they came from.
+  if (sighting.sealed !== undefined) expect(sighting.sealed.data instanceof Uint8Array && typeof sighting.sealed.address === 'string').toBe(true);
   if (sighting.battery !== undefined) expect(sighting.battery >= 0 && sighting.battery <= 100, String(sighting.battery)).toBe(true);
   if (sighting.batteryLow !== undefined) expect(typeof sighting.batteryLow).toBe('boolean');
 }

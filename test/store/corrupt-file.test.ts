@@ -46,8 +46,8 @@ const cases: Array<{ name: string; bytes: Buffer; fault: RegExp }> = [
   },
   {
     name: 'an unknown schemaVersion',
-    bytes: Buffer.from(JSON.stringify({ schemaVersion: 3, devices: [] })),
-    fault: /has schemaVersion 3, which this panic-pair does not read \(it reads 1 and 2\)/,
+    bytes: Buffer.from(JSON.stringify({ schemaVersion: 4, devices: [] })),
+    fault: /has schemaVersion 4, which this panic-pair does not read \(it reads 1, 2 and 3\)/,
   },
   { name: 'no schemaVersion', bytes: Buffer.from('{"devices": []}'), fault: /does not match the store schema \(schemaVersion: / },
   { name: 'a JSON array', bytes: Buffer.from('[]'), fault: /does not match the store schema/ },

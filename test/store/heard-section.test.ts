@@ -22,7 +22,7 @@ const HEARD = {
 };
 
 describe('the heard section', () => {
-  it('reads a version 1 file as the previous release wrote it, keeps every pairing, and writes version 2 on the next change', async () => {
+  it('reads a version 1 file as the previous release wrote it, keeps every pairing, and writes the current version on the next change', async () => {
     const v1 = `{\n  "schemaVersion": 1,\n  "devices": [\n    ${JSON.stringify(linkedRecord('a-1', 901))},\n    ${JSON.stringify(linkedRecord('b-2', 902))}\n  ]\n}\n`;
     await writeFile(path.join(dir, 'pairings.json'), v1, { mode: 0o600 });
     const store = await PairingStore.open(dir);
@@ -32,7 +32,7 @@ describe('the heard section', () => {
     await store.close();
 
     const written = JSON.parse(await readFile(path.join(dir, 'pairings.json'), 'utf8'));
-    expect(written.schemaVersion).toBe(2);
+    expect(written.schemaVersion).toBe(3);
     expect(written.devices.map((d: { deviceId: string }) => d.deviceId)).toEqual(['a-1', 'b-2']);
     expect(written.heard).toEqual(HEARD);
 

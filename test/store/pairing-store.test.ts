@@ -38,7 +38,7 @@ describe('PairingStore', () => {
 
     const raw = await readFile(path.join(dir, 'pairings.json'), 'utf8');
     const parsed = JSON.parse(raw);
-    expect(parsed.schemaVersion).toBe(2);
+    expect(parsed.schemaVersion).toBe(3);
     expect(await fileDevices()).toEqual(['a-1', 'b-2', 'c-3']);
     expect((await stat(path.join(dir, 'pairings.json'))).mode & 0o777).toBe(0o600);
 

@@ -328,3 +328,88 @@ describe('what is saved', () => {
     for (const section of r.saves) expect(heardSectionSchema.safeParse(section).success).toBe(true);
   });
 });
+
+describe('an outage is never learned as an interval', () => {
+  it('after a missing episode the deadline is what it was before it', async () => {
+    const r = rig();
+    r.supervisor.load([linked('B1')], undefined);
+    await reporting(r, 'B1', 1_000, 5 * MINUTE);
+    const before = r.supervisor.liveness('B1')?.deadlineSeconds;
+    expect(before).toBe(62);
+    // Away for ten minutes: missing, then back at its old pace.
+    const away = r.clock.now;
+    await r.run(away + 10 * MINUTE);
+    expect(r.supervision('B1')).toBe('missing');
+    await reporting(r, 'B1', 1_000, r.clock.now + 2 * MINUTE);
+    expect(r.supervision('B1')).toBe('online');
+    expect(r.supervisor.liveness('B1')?.deadlineSeconds).toBe(before);
+  });
+
+  it('a gap that spans the source being down is no interval, even while the button stays online elsewhere', async () => {
+    const r = rig();
+    r.supervisor.load([linked('B1', 'ble')], undefined);
+    await reporting(r, 'B1', 1_000, 5 * MINUTE, 'ble');
+    const before = r.supervisor.liveness('B1')?.deadlineSeconds;
+    // The radio is down for 40 s (an adapter reset): no report meanwhile.
+    r.up.set('ble', false);
+    await r.run(r.clock.now + 40_000);
+    expect(r.supervision('B1')).toBe('unknown');
+    r.up.set('ble', true);
+    await reporting(r, 'B1', 1_000, r.clock.now + MINUTE, 'ble');
+    expect(r.supervisor.liveness('B1')?.deadlineSeconds).toBe(before);
+    // Online through a gateway that heard it lately while the radio drops for 30 s: the gap the
+    // radio's next report ends is still no interval of the button's.
+    const both = rig();
+    both.supervisor.load([linked('B2', 'ble')], undefined);
+    await reporting(both, 'B2', 1_000, 5 * MINUTE, 'ble');
+    both.hear('B2', 'ble-gateway:hall');
+    both.up.set('ble', false);
+    await both.run(both.clock.now + 30_000);
+    expect(both.supervision('B2')).toBe('online');
+    both.up.set('ble', true);
+    both.hear('B2', 'ble');
+    expect(both.supervisor.liveness('B2')?.deadlineSeconds).toBe(62);
+  });
+
+  it('a gap while the button stays online and its sources work is learned as before', async () => {
+    const r = rig();
+    r.supervisor.load([linked('B1')], undefined);
+    await reporting(r, 'B1', 1_000, 5 * MINUTE);
+    r.clock.now += 40_000;
+    r.hear('B1');
+    expect(r.supervisor.liveness('B1')?.deadlineSeconds).toBe(140);
+  });
+});
+
+describe('the report that links a button', () => {
+  it('counts as heard, with its battery, as soon as the link is stored', () => {
+    const r = rig();
+    r.supervisor.load([], undefined);
+    r.clock.now = 10_000;
+    r.hear('NEW', 'ble', { battery: 87 });
+    r.clock.now = 12_000;
+    r.supervisor.deviceChanged(linked('NEW', 'ble'));
+    expect(r.supervisor.liveness('NEW')).toMatchObject({ supervision: 'online', battery: 87, lastHeard: new Date(WALL_ORIGIN + 10_000).toISOString() });
+  });
+
+  it('a button linked from the command line and never heard stays unknown', () => {
+    const r = rig();
+    r.supervisor.load([], undefined);
+    r.supervisor.deviceChanged(linked('CLI', 'cli'));
+    expect(r.supervisor.liveness('CLI')).toMatchObject({ supervision: 'unknown', battery: null, lastHeard: null });
+  });
+});
+
+describe('a BTHome button that says it is trigger based', () => {
+  it('is unsupervised unless its profile gives a deadline or says triggerOnly false', async () => {
+    const r = rig({ profiles: [{ name: 'blu' }, { name: 'blu-beacon', supervisionSeconds: 600 }, { name: 'blu-steady', triggerOnly: false }] });
+    r.supervisor.load([linked('T1'), linked('T2'), linked('T3')], undefined);
+    r.supervisor.heard({ deviceId: 'T1', source: 'ble', at: r.clock.now, profile: 'blu', triggerBased: true });
+    r.supervisor.heard({ deviceId: 'T2', source: 'ble', at: r.clock.now, profile: 'blu-beacon', triggerBased: true });
+    r.supervisor.heard({ deviceId: 'T3', source: 'ble', at: r.clock.now, profile: 'blu-steady', triggerBased: true });
+    await r.run(3 * HOUR);
+    expect(r.supervision('T1')).toBe('unsupervised');
+    expect(r.supervision('T2')).toBe('missing');
+    expect(r.supervision('T3')).toBe('missing');
+  });
+});

@@ -29,6 +29,8 @@ export interface RunOptions {
   gid?: number;
   /** Killed after this long, so a test that expects an exit cannot hang. */
   timeoutMs?: number;
+  /** Written to its standard input, which is then closed (otherwise it has none). */
+  input?: string;
 }
 
 /** Runs the real binary; async, so the test keeps publishing while it runs. */
@@ -44,13 +46,14 @@ export function runBinary(args: string[], env: Record<string, string | undefined
     const child = spawn(process.execPath, [path.join(root, 'bin', 'panic-pair.js'), ...args], {
       cwd: root,
       env: clean,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       ...(options.uid === undefined ? {} : { uid: options.uid }),
       ...(options.gid === undefined ? {} : { gid: options.gid }),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    if (options.input !== undefined) child.stdin?.end(options.input);
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });

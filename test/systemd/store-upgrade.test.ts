@@ -134,7 +134,7 @@ describe.skipIf(skipReason !== undefined)(`the store kept across the package upg
 
     await box.check(['systemctl', 'stop', UNIT]);
     const upgraded = store();
-    expect(upgraded.schemaVersion).toBe(2);
+    expect(upgraded.schemaVersion).toBe(3);
     expect(upgraded.devices).toEqual(previousStore.devices);
     expect(Object.keys(upgraded.heard?.devices ?? {})).toEqual(['UPG-1']);
     expect(upgraded.heard?.devices['UPG-1']?.lastHeard).toMatch(/^\d{4}-/);
@@ -145,7 +145,7 @@ describe.skipIf(skipReason !== undefined)(`the store kept across the package upg
     const bytes = storeText();
     await apt('install', '--allow-downgrades', previousDeb());
     expect(await installed()).toBe(previous.version);
-    const refusal = `${STORE} has schemaVersion 2, which this panic-pair does not read (it reads 1)`;
+    const refusal = `${STORE} has schemaVersion 3, which this panic-pair does not read (it reads 1)`;
     const journal = await waitFor(
       async () => {
         const text = await box.check(['journalctl', '--no-pager', '-o', 'cat', '-u', UNIT]);

@@ -1,12 +1,14 @@
 import type { StatusReport } from '../../daemon/status-report.js';
 import { PanicPairError } from '../../errors.js';
+import { reportsWords } from '../../authentication/words.js';
 import type { DeviceRow } from '../../supervision/types.js';
 import { batteryWords, livenessOf, statusContext, supervisionWords, type SupervisionContext } from '../../supervision/words.js';
 import { askDaemon, type ClientOptions } from '../daemon.js';
 import { printJson, printLine, table } from '../render.js';
 
 // `panic-pair devices`: the pairing store as the daemon holds it, one row a device, and for a
-// linked button whether it is heard (CONTRACT.md section 17) in the words the page uses too.
+// linked button whether it is heard (CONTRACT.md section 17) in the words the page uses too, and
+// whether its reports are authenticated (section 19).
 
 export function devicesTable(devices: readonly DeviceRow[], nowWall = Date.now(), context: SupervisionContext = {}): string {
   const rows = [...devices]
@@ -22,10 +24,11 @@ export function devicesTable(devices: readonly DeviceRow[], nowWall = Date.now()
         device.linkedAt ?? device.updatedAt,
         liveness === undefined ? '-' : supervisionWords(liveness, nowWall, context),
         (liveness === undefined ? undefined : batteryWords(liveness)) ?? '-',
+        reportsWords(device) ?? '-',
         device.error ?? '',
       ];
     });
-  return table(['DEVICE', 'STATE', 'CUSTOMER', 'SOURCE', 'LINK', 'LINKED/UPDATED', 'HEARD', 'BATTERY', 'ERROR'], rows);
+  return table(['DEVICE', 'STATE', 'CUSTOMER', 'SOURCE', 'LINK', 'LINKED/UPDATED', 'HEARD', 'BATTERY', 'REPORTS', 'ERROR'], rows);
 }
 
 export async function devicesCommand(options: ClientOptions & { json?: boolean }): Promise<void> {

@@ -16,6 +16,8 @@ export interface PairOptions extends ClientOptions {
   timeout?: number;
   /** A customer of the household (CONTRACT.md section 10); the hub's own when left out. */
   customer?: number;
+  /** CONTRACT.md section 19: a file holding the button's key, or `-` for standard input. */
+  keyFile?: string;
   json?: boolean;
 }
 
@@ -28,6 +30,9 @@ export async function pairCommand(deviceId: string | undefined, options: PairOpt
     throw new PanicPairError('usage', 'give either a deviceId or --window S, not both');
   }
   if (options.window !== undefined) {
+    if (options.keyFile !== undefined) {
+      throw new PanicPairError('usage', '--key-file applies to `pair <deviceId>`; a window takes keys from PANIC_PAIR_BUTTON_KEYS_FILE');
+    }
     if (options.timeout !== undefined) {
       throw new PanicPairError('usage', '--timeout applies to `pair <deviceId>`; a window closes by itself after --window S');
     }
@@ -84,6 +89,8 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     if (!isValidDeviceId(deviceId)) {
       throw new PanicPairError('usage', `invalid deviceId ${JSON.stringify(deviceId)}: use 1 to 64 characters of A-Z a-z 0-9 . _ : -`);
     }
+    // Read before anything is asked: a key that is no key is exit 2, and never shown.
+    const key = options.keyFile === undefined ? undefined : await readButtonKey(options.keyFile);
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
     checkWait('--timeout', timeout);
     const timeoutMs = timeout * 1000;
@@ -93,7 +100,7 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
     }
     const answer = await askDaemon<unknown>(
       options,
-      { type: 'pair', deviceId, timeoutMs, ...(options.customer === undefined ? {} : { customerId: options.customer }) },
+      { type: 'pair', deviceId, timeoutMs, ...(options.customer === undefined ? {} : { customerId: options.customer }), ...(key === undefined ? {} : { key }) },
       {
         timeoutMs: timeoutMs + CLIENT_GUARD_MS,
         onProgress(progress) {
@@ -106,7 +113,7 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
         },
       },
     );
-    const { record, alreadyLinked } = linkedOutcome(answer, deviceId);
+    const { record, alreadyLinked, counterAccepted } = linkedOutcome(answer, deviceId);
     const linkId = record.linkId ?? 'unknown';
     if (json) {
       printJson({
@@ -117,8 +124,11 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
         linkId: record.linkId,
         linkedAt: record.linkedAt,
         alreadyLinked,
+        ...(counterAccepted === undefined ? {} : { counterAccepted }),
         ...waitsOf(waits),
       });
+    } else if (counterAccepted !== undefined) {
+      reporter?.succeed(`${deviceId} is already linked (link ${linkId}); its reports verify with its key again, counted from ${counterAccepted} on (nothing was posted)`);
     } else if (alreadyLinked) {
       const since = record.linkedAt ? `, since ${record.linkedAt}` : '';
       reporter?.succeed(`${deviceId} is already linked${toCustomer(options.customer)} (link ${linkId}${since})`);
@@ -139,4 +149,18 @@ async function pairDevice(deviceId: string, options: PairOptions): Promise<void>
   } finally {
     disarm();
   }
+}
+
+/** The key of --key-file F, or of standard input for `-`, as the 32 hex digits the daemon takes. */
+async function readButtonKey(file: string): Promise<string> {
+  const { parseOneKey } = await import('../../config/button-keys.js');
+  if (file === '-') return parseOneKey(await readStandardInput(), '--key-file - (standard input)').toString('hex');
+  const { readSecretFile } = await import('../../config/secret-file.js');
+  return parseOneKey(readSecretFile(file, '--key-file', 4096), `--key-file ${file}`).toString('hex');
+}
+
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -55,7 +55,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['auto-pair', report.autoPair ? 'on' : 'off'],
     ['Home Assistant', report.homeAssistant ? `discovery on, under ${report.homeAssistant.discoveryPrefix}/` : 'discovery off'],
     ['window', report.windowOpenUntil ? `open until ${report.windowOpenUntil}` : 'closed'],
-    ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}, battery values dropped ${c.batteryDropped ?? 0}`],
+    ['counters', `announcements ${c.announcements}, dropped ${c.dropped}, links ${c.links}, API errors ${c.apiErrors}, battery values dropped ${c.batteryDropped ?? 0}${refusedWords(c)}`],
     ['health', report.healthy ? 'healthy' : 'DEGRADED'],
     ...report.problems.map((problem): [string, string] => ['problem', problem]),
   ];
@@ -98,4 +98,10 @@ function buttonsLine(b: NonNullable<StatusReport['buttons']>): string {
 function mqttLine(report: StatusReport): string {
   const protocol = report.mqtt === 'connected' && report.mqttProtocol !== undefined ? ` (MQTT ${report.mqttProtocol})` : '';
   return `${report.mqtt}${protocol}${report.mqttReason === undefined ? '' : `: ${report.mqttReason}`}`;
+}
+
+/** Keyed buttons' refused reports (CONTRACT.md section 19), named once there are any. */
+function refusedWords(counters: Partial<Record<'forged' | 'replayed' | 'plain', number>>): string {
+  const { forged = 0, replayed = 0, plain = 0 } = counters;
+  return forged + replayed + plain === 0 ? '' : `; keyed buttons' reports refused: forged ${forged}, replayed ${replayed}, plain ${plain}`;
 }

@@ -1,0 +1,33 @@
+// The latest report of each button not linked yet, a few of them: the report that links a button
+// arrives before its link does (the engine posts it, then stores it), and it is the button's first
+// heard report, with its battery (CONTRACT.md section 17). Bounded, so a flood of made-up ids
+// costs a map entry each and pushes out only the oldest.
+import type { Sighting } from '../discovery/sighting.js';
+
+/** Buttons being linked at once, with room to spare: a pairing window in a busy shop. */
+export const LATEST_REPORTS_KEPT = 256;
+
+export class LatestReports {
+  readonly #reports = new Map<string, Sighting>();
+  readonly #capacity: number;
+
+  constructor(capacity = LATEST_REPORTS_KEPT) {
+    this.#capacity = capacity;
+  }
+
+  remember(sighting: Sighting): void {
+    const reports = this.#reports;
+    // Deleted first, so the Map's order stays oldest first.
+    if (!reports.delete(sighting.deviceId) && reports.size >= this.#capacity) {
+      reports.delete(reports.keys().next().value!);
+    }
+    reports.set(sighting.deviceId, sighting);
+  }
+
+  /** The latest report of the button, forgotten here once taken. */
+  take(deviceId: string): Sighting | undefined {
+    const sighting = this.#reports.get(deviceId);
+    this.#reports.delete(deviceId);
+    return sighting;
+  }
+}
