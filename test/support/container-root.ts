@@ -25,6 +25,8 @@ export interface ContainerRecipe {
   packages: readonly string[];
   /** A Debian architecture other than the host's ('arm64', 'armhf'): made under qemu-user (binfmt). */
   architecture?: string;
+  /** mmdebstrap's --essential-hook commands, run once the essential packages are in, before the others ("$1" is the root). */
+  essential?: readonly string[];
   /** mmdebstrap's --customize-hook commands, run on the finished root ("$1" is its path). */
   customize?: readonly string[];
 }
@@ -37,7 +39,7 @@ export interface RunResult {
 
 export function cacheKey(recipe: ContainerRecipe): string {
   // The host's architecture is left out of the key, so the roots made before the field stay cached.
-  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort(), ...(recipe.architecture === undefined ? {} : { architecture: recipe.architecture }), ...(recipe.customize === undefined ? {} : { customize: recipe.customize }) });
+  const what = JSON.stringify({ v: RECIPE_VERSION, release: recipe.release, packages: [...recipe.packages].sort(), ...(recipe.architecture === undefined ? {} : { architecture: recipe.architecture }), ...(recipe.essential === undefined ? {} : { essential: recipe.essential }), ...(recipe.customize === undefined ? {} : { customize: recipe.customize }) });
   return `${recipe.suite}-${createHash('sha256').update(what).digest('hex').slice(0, 16)}`;
 }
 
@@ -107,7 +109,7 @@ export async function cachedRoot(recipe: ContainerRecipe, options: RootOptions =
   process.stderr.write(`building the ${recipe.release}${recipe.architecture === undefined ? '' : ` ${recipe.architecture}`} root file system for ${recipe.suite} in ${dir} (once)\n`);
   try {
     const architecture = recipe.architecture === undefined ? [] : [`--architectures=${recipe.architecture}`];
-    const hooks = (recipe.customize ?? []).map((hook) => `--customize-hook=${hook}`);
+    const hooks = [...(recipe.essential ?? []).map((hook) => `--essential-hook=${hook}`), ...(recipe.customize ?? []).map((hook) => `--customize-hook=${hook}`)];
     const args = ['--variant=minbase', ...architecture, `--include=${recipe.packages.join(',')}`, ...hooks, recipe.release, building, MIRROR];
     const result = await runProcess('mmdebstrap', args, { timeoutMs: BUILD_TIMEOUT_MS, signal: options.signal });
     if (result.code !== 0) throw new Error(`mmdebstrap exited ${result.code}: ${lastLines(result.stderr)}`);
