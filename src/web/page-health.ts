@@ -19,6 +19,7 @@ export type PageProblem =
   | { kind: 'unsaved'; count: number }
   | { kind: 'button-missing'; deviceId: string; silentMs: number | null; lastHeard: string | null }
   | { kind: 'battery-low'; deviceId: string; battery: number | null }
+  | { kind: 'imitated'; deviceId: string }
   | { kind: 'other' };
 
 /** Status without its sentences: what is failing says itself through `state` fields and `problems`. */
@@ -56,6 +57,8 @@ function problemOf(text: string, status: StatusReport, refused: string[], byId: 
   if (text.startsWith('the pairing store')) return { kind: 'store' };
   const unsaved = /^(\d+) link\(s\) made by the API/.exec(text);
   if (unsaved) return { kind: 'unsaved', count: Number(unsaved[1]) };
+  const imitated = /^button (\S+) imitated/.exec(text);
+  if (imitated) return { kind: 'imitated', deviceId: imitated[1] ?? '' };
   const button = /^button (\S+) (missing|battery)/.exec(text);
   if (button) {
     const deviceId = button[1] ?? '';

@@ -31,7 +31,7 @@ function inputs(overrides: Partial<StatusInputs>): StatusInputs {
     unsavedLinks: 0,
     devices: [],
     autoPair: false,
-    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0 },
+    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 },
     ...overrides,
   };
 }
@@ -51,7 +51,11 @@ describe("the page's health", () => {
         bleRequired: true,
         store: { ok: false, path: '/x', error: 'ENOSPC' },
         unsavedLinks: 2,
-        buttonProblems: ['button MISSING1 missing for 2 h 10 min (last heard 07:50)', 'button MISSING1 battery 12 % (low)'],
+        buttonProblems: [
+          'button MISSING1 missing for 2 h 10 min (last heard 07:50)',
+          'button MISSING1 battery 12 % (low)',
+          'button KEYED1 imitated: reports of KEYED1 failed authentication: something may be imitating it',
+        ],
       }),
     );
     const page = pageStatus(status, rows, NOW);
@@ -67,11 +71,12 @@ describe("the page's health", () => {
       { kind: 'unsaved', count: 2 },
       { kind: 'button-missing', deviceId: 'MISSING1', silentMs: 7_800_000, lastHeard: silent },
       { kind: 'battery-low', deviceId: 'MISSING1', battery: 12 },
+      { kind: 'imitated', deviceId: 'KEYED1' },
     ]);
     expect(status.problems).toHaveLength(page.problems.length);
     // None of status's sentences or details travel to the page.
     const sent = JSON.stringify(page);
-    for (const words of [CLOCK_UNSET, 'HTTP 503', 'ECONNREFUSED', 'rfkill', 'ENOSPC', 'not authorized', 'holds no active subscription']) expect(sent).not.toContain(words);
+    for (const words of [CLOCK_UNSET, 'HTTP 503', 'ECONNREFUSED', 'rfkill', 'ENOSPC', 'not authorized', 'holds no active subscription', 'failed authentication']) expect(sent).not.toContain(words);
   });
 
   it('counts a problem it does not know yet as other, so the page never calls a degraded hub healthy', () => {

@@ -11,6 +11,7 @@ function problemText(problem) {
     case 'ble': return t('problem.ble', { state: t(`state.ble.${problem.state}`) });
     case 'unsaved': return t('problem.unsaved', { count: problem.count });
     case 'button-missing': return missingText(problem.deviceId, problem.silentMs, problem.lastHeard);
+    case 'imitated': return t('problem.imitated', { device: problem.deviceId });
     case 'battery-low': return problem.battery === null ? t('problem.battery-low-flag', { device: problem.deviceId }) : t('problem.battery-low', { device: problem.deviceId, percent: percent(problem.battery) });
     default: return t(`problem.${problem.kind}`);
   }
