@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // The kernel tests boot a Debian kernel under qemu's software emulation, where everything runs
 // about ten times slower: beside the rest of the suite on two cores, the guest's daemon misses its
 // own API deadline. They run as a group of their own, after the rest. The root file systems the
-// container and kernel suites boot are built first, one after another, by the global setup
+// container and kernel suites boot are built first, by the global setup
 // (test/support/roots.global-setup.ts), while the suites that need none run.
 const KERNEL_TESTS = 'test/ble-kernel/**/*.test.ts';
 

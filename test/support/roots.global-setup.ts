@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheKey, cachedRoot, ROOTS_STATUS_ENV, TEST_CACHE_DIR, type RootsProgress } from './container-root.js';
 import { TEST_ROOTS, type TestRoot } from './test-roots.js';
 
 // Before any suite, the run builds the root file systems its suites boot and that are not cached
-// yet, one after another (test-roots.ts gives the order), printing how long each took. The suites
+// yet (test-roots.ts gives the order; arm64's in a lane of its own beside the others), printing how
+// long each took. The suites
 // that need no root run meanwhile; a container suite waits for its own root, a kernel suite for
 // every root (container-root.ts), so no guest ever runs beside a build under qemu-user. On a warm
 // machine nothing is built and the run is the same, only shorter. A run given file filters builds
@@ -26,16 +27,31 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
   const file = path.join(TEST_CACHE_DIR, `roots-progress-${process.pid}.json`);
   const progress: RootsProgress = { pid: process.pid, pending: missing.map((root) => cacheKey(root.recipe)), failed: {}, done: false };
-  const tell = (): Promise<void> => writeFile(`${file}`, JSON.stringify(progress));
+  // Written whole and renamed into place, one write at a time: a suite never reads half of it.
+  let told = Promise.resolve();
+  const tell = (): Promise<void> => {
+    const snapshot = JSON.stringify(progress);
+    told = told.then(async () => {
+      await writeFile(`${file}.new`, snapshot);
+      await rename(`${file}.new`, file);
+    });
+    return told;
+  };
   await tell();
   process.env[ROOTS_STATUS_ENV] = file;
-  process.stderr.write(`building ${missing.length} test root file system(s) first, one after another: ${missing.map((root) => root.recipe.suite).join(', ')}\n`);
+  process.stderr.write(`building ${missing.length} test root file system(s) first: ${missing.map((root) => root.recipe.suite).join(', ')}\n`);
 
   const abort = new AbortController();
-  const building = (async () => {
-    const figures: string[] = [];
-    const started = performance.now();
-    for (const root of missing) {
+  const figures: string[] = [];
+  const started = performance.now();
+  // Two lanes: the longest build (arm64's, all under qemu-user) alone in one, the others one after
+  // another in the other, so that the second core is not left idle for the arm64 root's quarter of
+  // an hour once the suites that need no root are done (figures: README, "How long the tests take").
+  const longest = missing.find((root) => root.recipe.architecture === 'arm64');
+  const lanes = [longest === undefined ? [] : [longest], missing.filter((root) => root !== longest)].filter((lane) => lane.length > 0);
+  const buildLane = async (lane: readonly TestRoot[]): Promise<void> => {
+    for (const root of lane) {
+      if (abort.signal.aborted) return;
       const key = cacheKey(root.recipe);
       const from = performance.now();
       try {
@@ -46,13 +62,14 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
         figures.push(`${root.recipe.suite} failed after ${seconds(from)} s`);
       }
       progress.pending = progress.pending.filter((pending) => pending !== key);
-      if (abort.signal.aborted) break;
       await tell();
     }
+  };
+  const building = Promise.all(lanes.map(buildLane)).then(async () => {
     progress.done = true;
     await tell();
     process.stderr.write(`test roots built in ${seconds(started)} s: ${figures.join(', ')}\n`);
-  })();
+  });
 
   return async () => {
     abort.abort();
