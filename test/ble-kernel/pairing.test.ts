@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type KernelGuest } from '../support/kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, logEntry, powerOnScript, startHub, type KernelHub } from '../support/kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, logEntry, powerOnScript, startBtvirt, startHub, type KernelHub } from '../support/kernel-hub.js';
 import { waitFor } from '../support/wait.js';
 
 // A button heard through a real kernel (CONTRACT 14): Debian 13's kernel under qemu, BlueZ's btvirt
@@ -28,7 +28,7 @@ describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's B
 
   beforeAll(async () => {
     process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s\n`);
-    await guest.check('exec btvirt -L -l2 >/dev/null 2>&1 & until [ -e /sys/class/bluetooth/hci1 ]; do sleep 0.1; done');
+    await startBtvirt(guest, 2, 0);
     // Powered on as bluetoothd or a hub's setup would; an adapter left down is a row of radio-fails.test.ts.
     await guest.check(powerOnScript(0));
     hub = await startHub(guest, { hciDevice: 0, settings: { profiles: PROFILES } });

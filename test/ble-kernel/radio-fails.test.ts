@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from '../support/kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, startDaemon, startSimulator } from '../support/kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, startBtvirt, startDaemon, startSimulator } from '../support/kernel-hub.js';
 
 // Every row of CONTRACT 14's table, through a real kernel: Debian 13's under qemu, with BlueZ's
 // virtual controllers (btvirt -L -l2: the hub's adapter and a button that hear each other). The
@@ -40,13 +40,8 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
   let controllers: GuestProcess | undefined;
   const figures: string[] = [];
 
-  /** btvirt with `count` LE controllers; resolves once hciN for each exists, with the guest time it was started. */
-  const startControllers = async (count: number, firstIndex: number): Promise<{ process: GuestProcess; startedAt: number }> => {
-    const process = guest.start(`echo starting; exec btvirt -L -l${count}`);
-    const started = await process.waitForLine((line) => line.text === 'starting', { what: 'btvirt to start' });
-    await guest.check(`until [ -e /sys/class/bluetooth/hci${firstIndex + count - 1} ]; do sleep 0.05; done`);
-    return { process, startedAt: started.t };
-  };
+  /** btvirt with `count` LE controllers, each set up; resolves with the guest time it was started. */
+  const startControllers = (count: number, firstIndex: number): Promise<{ process: GuestProcess; startedAt: number }> => startBtvirt(guest, count, firstIndex);
   const stopControllers = async (process: GuestProcess | undefined): Promise<void> => {
     process?.signal('SIGTERM');
     await process?.exited;
