@@ -24,5 +24,6 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
+export function findNatsServer(): string | undefined;
 export function healthy(httpPort: number): Promise<boolean>;
 export function startNatsCluster(binary: string, size?: number, options?: { replicas?: number; extraConfig?: string }): Promise<NatsCluster>;

@@ -5,7 +5,7 @@
 // gives only once JetStream is current with the cluster's meta leader: before that an MQTT
 // connect may be refused.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './loopback.mjs';
@@ -15,6 +15,20 @@ const READY_TIMEOUT_MS = 60_000;
 const POLL_MS = 100;
 const STOP_TIMEOUT_MS = 10_000;
 const running = new Set();
+
+/** nats-server's path (Debian installs it in /usr/bin), or undefined when it is not installed. */
+export function findNatsServer() {
+  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin']) {
+    if (dir === '') continue;
+    try {
+      accessSync(path.join(dir, 'nats-server'), constants.X_OK);
+      return path.join(dir, 'nats-server');
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
 
 /** Whether the node's monitoring port says it is ready (200 from /healthz). */
 export async function healthy(httpPort) {
@@ -59,7 +73,11 @@ export async function startNatsCluster(binary, size = 3, options = {}) {
   const launch = (node) => {
     const child = spawn(binary, ['-c', node.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     running.add(child);
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (node.output = (node.output + chunk).slice(-8_000)));
+    // Kept whole in <dir>/<name>.log while the cluster runs, for a node that dies in a long run.
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      node.output = (node.output + chunk).slice(-8_000);
+      appendFileSync(path.join(dir, `${node.name}.log`), chunk);
+    });
     node.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
       running.delete(child);
       resolve({ code, signal });
