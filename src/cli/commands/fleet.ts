@@ -3,11 +3,12 @@ import { centralSettingsOf, type CentralFlags, type CentralSettings } from '../.
 import { READ_LIMIT_MS } from '../../fleet/central-reader.js';
 import { fleetTable, rowLine } from '../../fleet/fleet-text.js';
 import { fromFirstAnswering } from '../../fleet/first-answering.js';
+import { writeJsonRows } from '../../fleet/fleet-json.js';
 import { readFleet } from '../../fleet/fleet-snapshot.js';
 import { watchFleet } from '../../fleet/fleet-watch.js';
 import { prometheusText } from '../../fleet/prometheus.js';
 import { EXIT } from '../exit-codes.js';
-import { printJson, printLine } from '../render.js';
+import { printLine } from '../render.js';
 
 // `panic-pair fleet` (CONTRACT.md section 16): every hub's row from the central broker, or from
 // the first node of a cluster that answers. Exit 0 when every hub is healthy, 1 otherwise (none
@@ -26,7 +27,7 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
-  if (options.json === true) printJson(rows);
+  if (options.json === true) writeJsonRows(rows, (text) => process.stdout.write(text));
   else if (options.prometheus === true) process.stdout.write(prometheusText(rows, at));
   else process.stdout.write(fleetTable(rows));
   const allHealthy = rows.length > 0 && rows.every((row) => row.state === 'healthy');
