@@ -14,9 +14,10 @@ export function writeJsonRows(rows: readonly HubRow[], write: (text: string) => 
     return;
   }
   for (let from = 0; from < rows.length; from += ROWS_A_WRITE) {
-    const part = rows.slice(from, from + ROWS_A_WRITE).map((row) => `  ${JSON.stringify(row, null, 2).replace(/\n/g, '\n  ')}`);
+    // A part's own array, without its brackets, is its rows as the whole array indents them.
+    const array = JSON.stringify(rows.slice(from, from + ROWS_A_WRITE), null, 2);
     const opening = from === 0 ? '[\n' : ',\n';
     const closing = from + ROWS_A_WRITE >= rows.length ? '\n]\n' : '';
-    write(`${opening}${part.join(',\n')}${closing}`);
+    write(`${opening}${array.slice(2, -2)}${closing}`);
   }
 }
