@@ -95,7 +95,8 @@ export function buildProgram(): Command {
   program
     .command('bridge-config')
     .description("print a mosquitto bridge (for /etc/mosquitto/conf.d/) carrying this hub's topics to a central broker under hubs/<hub-id>/")
-    .requiredOption('--central <url>', 'the central broker, mqtt://host:port or mqtts://host:port')
+    .requiredOption('--central <urls>', "the central broker, mqtt://host:port or mqtts://host:port; a cluster's nodes as URL,URL,...")
+    .option('--central-protocol <version>', 'the MQTT version the central side takes: mqttv311 (a cluster that takes only 3.1.1, as NATS Server) or mqttv5')
     .requiredOption('--hub-id <id>', "this hub's name in the fleet: 1 to 64 of A-Z a-z 0-9 . _ -")
     .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")
     .option('--certfile <file>', "PEM certificate of this hub, when the central broker asks for one (with --keyfile)")
@@ -107,7 +108,8 @@ export function buildProgram(): Command {
   program
     .command('fleet')
     .description('every hub on the central broker, one row a hub, worst first: offline, stale, unreadable, unhealthy, healthy; exit 0 when all are healthy')
-    .requiredOption('--central <url>', 'the central broker, mqtt://host:port or mqtts://host:port')
+    .requiredOption('--central <urls>', "the central broker, mqtt://host:port or mqtts://host:port; a cluster's nodes as URL,URL,... (the first that answers is read)")
+    .option('--central-protocol <version>', 'only this MQTT version: mqttv311 or mqttv5 (default: 5, then 3.1.1 where 5 is refused)')
     .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")
     .option('--certfile <file>', 'PEM certificate of this reader, when the central broker asks for one (with --keyfile)')
     .option('--keyfile <file>', 'PEM key of that certificate (not readable by others)')

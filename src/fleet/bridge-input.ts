@@ -2,13 +2,16 @@ import path from 'node:path';
 import { readGuardedFile } from '../config/file-access.js';
 import { PanicPairError } from '../errors.js';
 import type { BridgeFields, BridgeTls } from './bridge.js';
+import { centralNodesOf, centralProtocolOf, turnedFor } from './central-addresses.js';
 
 // `bridge-config`'s flags checked into a bridge's typed fields. Each refusal names its flag
 // (exit 2): a bridge that mosquitto refuses, or one that publishes outside `hubs/<hub-id>/`, is
 // found here on the hub rather than in a fleet that stays silent.
 
 export interface BridgeFlags {
+  /** One address, or a cluster's: `URL,URL,...` */
   central: string;
+  centralProtocol?: string;
   hubId: string;
   cafile?: string;
   certfile?: string;
@@ -16,7 +19,6 @@ export interface BridgeFlags {
 }
 
 const HUB_ID = /^[A-Za-z0-9._-]{1,64}$/;
-const DEFAULT_PORTS: Record<string, number> = { 'mqtt:': 1883, 'mqtts:': 8883 };
 
 function usage(message: string): PanicPairError {
   return new PanicPairError('usage', message);
@@ -31,27 +33,6 @@ export function checkHubId(hubId: string): string {
   if (isHubId(hubId)) return hubId;
   const why = /[/+#]/.test(hubId) ? " (a / + or # would put the hub's topics outside hubs/<hub-id>/)" : '';
   throw usage(`--hub-id ${JSON.stringify(hubId)} is not a hub id${why}: use 1 to 64 characters of A-Z a-z 0-9 . _ -`);
-}
-
-/** `who` is told to use a client certificate in place of a password in the URL. */
-export function checkCentral(value: string, who = 'the hub'): { host: string; port: number; tls: boolean } {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usage(`--central ${JSON.stringify(value)} is not a URL; expected mqtt://host:port or mqtts://host:port`);
-  }
-  const defaultPort = DEFAULT_PORTS[url.protocol];
-  if (defaultPort === undefined) throw usage(`--central must be an mqtt:// or mqtts:// URL, not ${url.protocol}//`);
-  if (url.hostname === '') throw usage('--central names no host; expected mqtt://host:port or mqtts://host:port');
-  // The printed file would hold the password in clear, readable wherever it is copied.
-  if (url.username !== '' || url.password !== '') {
-    throw usage(`--central must not carry a user or password: give ${who} a client certificate (--certfile and --keyfile)`);
-  }
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
-    throw usage('--central must be only mqtt(s)://host:port, without a path or query');
-  }
-  return { host: url.hostname, port: url.port === '' ? defaultPort : Number(url.port), tls: url.protocol === 'mqtts:' };
 }
 
 /** An absolute path mosquitto can be given on a line of its own, to a readable PEM file. */
@@ -87,8 +68,29 @@ function checkTls(flags: BridgeFlags, secure: boolean): BridgeTls | undefined {
 /** The bridge's fields from the flags and the hub's own prefix; throws a usage error naming the flag. */
 export function bridgeFieldsOf(flags: BridgeFlags, prefix: string): BridgeFields {
   const hubId = checkHubId(flags.hubId);
-  const central = checkCentral(flags.central);
+  const nodes = centralNodesOf(flags.central);
+  const protocol = centralProtocolOf(flags.centralProtocol);
+  if (protocol === 'mqttv311') checkClusterHubId(hubId);
   if (/\s/.test(prefix)) throw new PanicPairError('config', `PANIC_PAIR_MQTT_PREFIX ${JSON.stringify(prefix)} holds a space; a mosquitto bridge cannot carry it`);
-  const tls = checkTls(flags, central.tls);
-  return { hubId, prefix, central: { host: central.host, port: central.port }, ...(tls === undefined ? {} : { tls }) };
+  const tls = checkTls(flags, nodes[0]!.tls);
+  return {
+    hubId,
+    prefix,
+    central: turnedFor(hubId, nodes).map(({ host, port }) => ({ host, port })),
+    ...(protocol === undefined ? {} : { protocol }),
+    ...(tls === undefined ? {} : { tls }),
+  };
+}
+
+/**
+ * A cluster that takes MQTT 3.1.1 only is NATS Server, and 2.9 (Debian bookworm's) closes the
+ * connection of a client that publishes a `.` in a topic: the bridge would connect, be cut, and
+ * connect again without end. Refused rather than mapped: `site.7` mapped to `site_7` could make
+ * two hubs one row.
+ */
+function checkClusterHubId(hubId: string): void {
+  if (!hubId.includes('.')) return;
+  throw usage(
+    `--hub-id ${JSON.stringify(hubId)} holds a ".": with --central-protocol mqttv311 (NATS Server), 2.9 refuses a . in a topic and cuts the bridge's connection; refused rather than mapped: give a hub id of A-Z a-z 0-9 _ -`,
+  );
 }

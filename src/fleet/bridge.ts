@@ -2,6 +2,8 @@
 // few typed fields as thin-edge.io builds its bridges: every line comes from one field here, so
 // no hand-edited text drifts between hubs. The checks on the fields are in bridge-input.ts.
 
+import type { CentralProtocol } from './central-addresses.js';
+
 /** Where a hub's topics appear on the central broker: `<prefix>/health` as `hubs/<hub-id>/health`. */
 export const CENTRAL_ROOT = 'hubs';
 
@@ -27,7 +29,10 @@ export interface BridgeFields {
   hubId: string;
   /** The hub's topic prefix (PANIC_PAIR_MQTT_PREFIX). */
   prefix: string;
-  central: { host: string; port: number };
+  /** One broker, or a cluster's nodes already turned by the hub id (central-addresses.ts). */
+  central: Array<{ host: string; port: number }>;
+  /** `--central-protocol`; absent: MQTT 3.1.1 marked as a bridge, what one mosquitto, EMQX or HiveMQ take. */
+  protocol?: CentralProtocol;
   /** Present for mqtts:// */
   tls?: BridgeTls;
 }
@@ -58,12 +63,12 @@ function directives(fields: BridgeFields): Directive[] {
   const { hubId, prefix, central, tls } = fields;
   const list: Directive[] = [
     ['connection', bridgeConnection(hubId)],
-    ['address', `${addressHost(central.host)}:${central.port}`],
+    ['address', ...central.map((node) => `${addressHost(node.host)}:${node.port}`)],
+    // A cluster's nodes are equals: after a node fails the bridge stays on the next one, rather
+    // than leave it to go back to the first (mosquitto's default) and move its hubs twice.
+    ...(central.length > 1 ? [['round_robin', true] as Directive] : []),
     ['remote_clientid', bridgeClientId(hubId)],
-    // 3.1.1 is what every central broker (mosquitto, EMQX, HiveMQ) speaks; try_private marks the
-    // connection as a bridge where the broker understands it, so retained flags arrive as sent.
-    ['bridge_protocol_version', 'mqttv311'],
-    ['try_private', true],
+    ...protocolDirectives(fields.protocol),
     // A clean session at each connect: the central broker gets the current retained state (health,
     // status, devices) again, never a backlog of stale messages queued while the link was down.
     ['cleansession', true],
@@ -72,8 +77,7 @@ function directives(fields: BridgeFields): Directive[] {
     ['restart_timeout', BRIDGE_RESTART_SECONDS.base, BRIDGE_RESTART_SECONDS.cap],
     ['notifications', true],
     ['notification_topic', bridgeStateTopic(hubId)],
-    // `<prefix>/#` out, at QoS 1, the prefix replaced by `hubs/<hub-id>/`.
-    ['topic', '#', 'out', 1, `${prefix}/`, centralPrefix(hubId)],
+    ...carried(fields.protocol).map((topic): Directive => ['topic', topic, 'out', 1, `${prefix}/`, centralPrefix(hubId)]),
   ];
   if (tls !== undefined) {
     list.push(tls.caFile === undefined ? ['bridge_capath', SYSTEM_CA_PATH] : ['bridge_cafile', tls.caFile]);
@@ -82,14 +86,36 @@ function directives(fields: BridgeFields): Directive[] {
   return list;
 }
 
+function protocolDirectives(protocol: CentralProtocol | undefined): Directive[] {
+  // 3.1.1 is what every central broker (mosquitto, EMQX, HiveMQ) speaks; try_private marks the
+  // connection as a bridge where the broker understands it, so retained flags arrive as sent.
+  if (protocol === undefined) return [['bridge_protocol_version', 'mqttv311'], ['try_private', true]];
+  // NATS Server refuses the private mark, once, before mosquitto falls back: asked for plainly.
+  if (protocol === 'mqttv311') return [['bridge_protocol_version', 'mqttv311'], ['try_private', false]];
+  return [['bridge_protocol_version', 'mqttv50']];
+}
+
+/**
+ * `<prefix>/#` out, at QoS 1, the prefix replaced by `hubs/<hub-id>/`. To a 3.1.1-only cluster
+ * (NATS Server) only the two topics `fleet` reads: 2.9 cuts the connection of a publish with a
+ * `.` in its topic, and a button's id may hold one (`<prefix>/devices/<id>/...`).
+ */
+function carried(protocol: CentralProtocol | undefined): string[] {
+  return protocol === 'mqttv311' ? ['health', 'status'] : ['#'];
+}
+
 /** mosquitto.conf text for /etc/mosquitto/conf.d/. */
 export function renderBridge(fields: BridgeFields): string {
   const header = [
-    `# panic-pair: this hub's ${fields.prefix}/ topics, carried to the central broker under ${centralPrefix(fields.hubId)}`,
+    `# panic-pair: this hub's ${fields.prefix}/ topics, carried to ${centralWords(fields)} under ${centralPrefix(fields.hubId)}`,
     '# Made by `panic-pair bridge-config`: run it again rather than edit this file.',
   ];
   const lines = directives(fields).map(([key, ...values]) => [key, ...values.map(String)].join(' '));
   return `${[...header, ...lines].join('\n')}\n`;
+}
+
+function centralWords(fields: BridgeFields): string {
+  return fields.central.length === 1 ? 'the central broker' : `a central cluster of ${fields.central.length} nodes (this hub's first listed)`;
 }
 
 /** mosquitto reads `address host:port`, an IPv6 address without brackets. */

@@ -7,9 +7,9 @@ import { centralFailure } from './central-failure.js';
 import type { CentralSettings } from './central-input.js';
 import { MAX_HEALTH_BYTES } from './hub-health.js';
 
-// `fleet`'s MQTT connection to the central broker: MQTT 5 (3.1.1 where the broker refuses 5), a
-// client id of its own, nothing retained and no will. A connection or subscription refused is a
-// PanicPairError naming the flag to change (exit 2).
+// `fleet`'s MQTT connection to the central broker: MQTT 5 (3.1.1 where the broker refuses 5, or
+// the one version --central-protocol names), a client id of its own, nothing retained and no will.
+// A connection or subscription refused is a PanicPairError naming the flag to change (exit 2).
 
 /** How long the first connection may take. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -31,6 +31,11 @@ const VERSION_REFUSED = new Set<unknown>([1, 0x84]);
 
 export async function connectCentral(settings: CentralSettings): Promise<CentralConnection> {
   const clientId = `panic-pair-fleet-${randomBytes(4).toString('hex')}`;
+  if (settings.protocolVersion !== undefined) {
+    const only = await attempt(settings, clientId, settings.protocolVersion);
+    if ('client' in only) return only;
+    throw centralFailure(only.error, settings);
+  }
   const five = await attempt(settings, clientId, 5);
   if ('client' in five) return five;
   if (!VERSION_REFUSED.has((five.error as { code?: unknown } | undefined)?.code)) throw centralFailure(five.error, settings);

@@ -1,13 +1,16 @@
 import { readGuardedFile } from '../config/file-access.js';
 import { PanicPairError } from '../errors.js';
-import { checkCentral } from './bridge-input.js';
+import { centralNodesOf, centralProtocolOf } from './central-addresses.js';
 
 // `fleet`'s flags checked into what its connection needs (CONTRACT.md section 16): the central
-// broker's address and, for mqtts://, the CA and this reader's own certificate, read now so a bad
-// file is named (exit 2) before anything connects.
+// broker's address (or each node's, for a cluster), the MQTT version when one is named, and, for
+// mqtts://, the CA and this reader's own certificate, read now so a bad file is named (exit 2)
+// before anything connects.
 
 export interface CentralFlags {
+  /** One address, or a cluster's: `URL,URL,...` */
   central: string;
+  centralProtocol?: string;
   cafile?: string;
   certfile?: string;
   keyfile?: string;
@@ -17,6 +20,8 @@ export interface CentralSettings {
   url: URL;
   /** Scheme, host and port: how messages name the broker. */
   address: string;
+  /** `--central-protocol`: only this MQTT version; absent: 5, then 3.1.1 where 5 is refused. */
+  protocolVersion?: 4 | 5;
   ca?: Buffer;
   client?: { cert: Buffer; key: Buffer };
 }
@@ -39,21 +44,24 @@ function pem(flag: string, file: string, guard?: typeof KEY_GUARD): Buffer {
   return Buffer.from(text);
 }
 
-export function centralSettingsOf(flags: CentralFlags): CentralSettings {
-  const central = checkCentral(flags.central, 'this reader');
-  const url = new URL(flags.central);
-  const address = `${url.protocol}//${url.host}`;
+/** One settings a node, in the order given: `fleet` reads from the first that answers. */
+export function centralSettingsOf(flags: CentralFlags): CentralSettings[] {
+  const nodes = centralNodesOf(flags.central, 'this reader');
+  const protocol = centralProtocolOf(flags.centralProtocol);
+  const shared: Omit<CentralSettings, 'url' | 'address'> = protocol === undefined ? {} : { protocolVersion: protocol === 'mqttv5' ? 5 : 4 };
   const given = (['cafile', 'certfile', 'keyfile'] as const).filter((key) => flags[key] !== undefined);
-  if (!central.tls) {
+  if (!nodes[0]!.tls) {
     if (given.length > 0) throw usage(`--${given[0]} needs an mqtts:// --central (mqtt:// is plain TCP)`);
-    return { url, address };
+  } else {
+    if (flags.certfile !== undefined && flags.keyfile === undefined) throw usage('--certfile needs --keyfile (the key of that certificate)');
+    if (flags.keyfile !== undefined && flags.certfile === undefined) throw usage('--keyfile needs --certfile (the certificate of that key)');
+    if (flags.cafile !== undefined) shared.ca = pem('--cafile', flags.cafile);
+    if (flags.certfile !== undefined && flags.keyfile !== undefined) {
+      shared.client = { cert: pem('--certfile', flags.certfile), key: pem('--keyfile', flags.keyfile, KEY_GUARD) };
+    }
   }
-  if (flags.certfile !== undefined && flags.keyfile === undefined) throw usage('--certfile needs --keyfile (the key of that certificate)');
-  if (flags.keyfile !== undefined && flags.certfile === undefined) throw usage('--keyfile needs --certfile (the certificate of that key)');
-  const settings: CentralSettings = { url, address };
-  if (flags.cafile !== undefined) settings.ca = pem('--cafile', flags.cafile);
-  if (flags.certfile !== undefined && flags.keyfile !== undefined) {
-    settings.client = { cert: pem('--certfile', flags.certfile), key: pem('--keyfile', flags.keyfile, KEY_GUARD) };
-  }
-  return settings;
+  return nodes.map((node) => {
+    const url = new URL(node.text);
+    return { url, address: `${url.protocol}//${url.host}`, ...shared };
+  });
 }

@@ -18,8 +18,16 @@ export interface BridgedHub {
   close(): Promise<void>;
 }
 
-export async function startBridgedHub(central: TestBroker, hubId: string, options: HarnessOptions & { prefix: string }): Promise<BridgedHub> {
-  const printed = await bridgeConfig(['--central', central.address, '--hub-id', hubId, '--mqtt-prefix', options.prefix]);
+/**
+ * `central.address`: one broker's, or a cluster's `URL,URL,...`; `bridgeArgs`: more flags for
+ * `bridge-config` (e.g. `--central-protocol mqttv311`).
+ */
+export async function startBridgedHub(
+  central: Pick<TestBroker, 'address'>,
+  hubId: string,
+  { bridgeArgs = [], ...options }: HarnessOptions & { prefix: string; bridgeArgs?: string[] },
+): Promise<BridgedHub> {
+  const printed = await bridgeConfig(['--central', central.address, '--hub-id', hubId, '--mqtt-prefix', options.prefix, ...bridgeArgs]);
   if (printed.code !== 0) throw new Error(`bridge-config for ${hubId} exited ${printed.code}: ${printed.stderr}`);
   const broker = await startBroker({ extraConfig: printed.stdout });
   const daemon = await startHarness({ ...options, broker }).catch(async (error: unknown) => {

@@ -1,15 +1,18 @@
 import { PanicPairError } from '../../errors.js';
-import { centralSettingsOf, type CentralFlags } from '../../fleet/central-input.js';
+import { centralSettingsOf, type CentralFlags, type CentralSettings } from '../../fleet/central-input.js';
 import { READ_LIMIT_MS } from '../../fleet/central-reader.js';
 import { fleetTable, rowLine } from '../../fleet/fleet-text.js';
+import { fromFirstAnswering } from '../../fleet/first-answering.js';
+import { writeJsonRows } from '../../fleet/fleet-json.js';
 import { readFleet } from '../../fleet/fleet-snapshot.js';
 import { watchFleet } from '../../fleet/fleet-watch.js';
 import { prometheusText } from '../../fleet/prometheus.js';
 import { EXIT } from '../exit-codes.js';
-import { printJson, printLine } from '../render.js';
+import { printLine } from '../render.js';
 
-// `panic-pair fleet` (CONTRACT.md section 16): every hub's row from the central broker. Exit 0
-// when every hub is healthy, 1 otherwise (none found included), 2 when the broker cannot be read.
+// `panic-pair fleet` (CONTRACT.md section 16): every hub's row from the central broker, or from
+// the first node of a cluster that answers. Exit 0 when every hub is healthy, 1 otherwise (none
+// found included), 2 when the broker (every node of the cluster) cannot be read.
 
 export type FleetOptions = CentralFlags & { json?: boolean; prometheus?: boolean; watch?: boolean };
 
@@ -18,20 +21,20 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
   if (options.watch === true && options.prometheus === true) {
     throw new PanicPairError('usage', '--prometheus is one reading, not a stream: run it from cron or a scrape, without --watch');
   }
-  const settings = centralSettingsOf(options);
-  if (options.watch === true) return watch(options, settings);
-  const { rows, end, at } = await readFleet(settings);
+  const nodes = centralSettingsOf(options);
+  if (options.watch === true) return fromFirstAnswering(nodes, (node) => watch(options, node));
+  const { rows, end, at } = await fromFirstAnswering(nodes, readFleet);
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
-  if (options.json === true) printJson(rows);
+  if (options.json === true) writeJsonRows(rows, (text) => process.stdout.write(text));
   else if (options.prometheus === true) process.stdout.write(prometheusText(rows, at));
   else process.stdout.write(fleetTable(rows));
   const allHealthy = rows.length > 0 && rows.every((row) => row.state === 'healthy');
   process.exitCode = allHealthy ? EXIT.ok : EXIT.failure;
 }
 
-async function watch(options: FleetOptions, settings: ReturnType<typeof centralSettingsOf>): Promise<void> {
+async function watch(options: FleetOptions, settings: CentralSettings): Promise<void> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);

@@ -1,0 +1,25 @@
+import { PanicPairError } from '../errors.js';
+import type { CentralSettings } from './central-input.js';
+
+// `fleet` on a cluster (CONTRACT.md section 16): the nodes in the order given, the first that
+// answers read. A node that refuses (a cluster without its quorum refuses every MQTT connect) is
+// passed over; when none answers, that is the answer: exit 2 naming every address tried, and no
+// rows, since rows from a part of a cluster could call a hub healthy or offline wrongly.
+
+/** `read` on the first node that answers; one node's failure is thrown as it is. */
+export async function fromFirstAnswering<T>(nodes: readonly CentralSettings[], read: (node: CentralSettings) => Promise<T>): Promise<T> {
+  const failures: string[] = [];
+  for (const node of nodes) {
+    try {
+      return await read(node);
+    } catch (error) {
+      if (nodes.length === 1 || !(error instanceof PanicPairError)) throw error;
+      failures.push(`${node.address}: ${error.message}`);
+    }
+  }
+  const tried = nodes.map((node) => node.address).join(', ');
+  throw new PanicPairError(
+    'config',
+    `the central cluster cannot answer: no node of ${tried} could be read, so no hub is shown (a cluster that has lost its quorum, as NATS Server with two of three nodes down, answers no reader). Each node: ${failures.join('; ')}`,
+  );
+}

@@ -1,0 +1,23 @@
+import type { HubRow } from './hub-row.js';
+
+// `fleet --json`: the rows as one JSON array, the same text `JSON.stringify(rows, null, 2)` makes,
+// written a few hundred rows at a time. Built whole, 100,000 rows were a 45 MB string, its copy
+// with the newline and its 45 MB Buffer at once: over 100 MB of the reader's peak RSS
+// (docs/performance.md, "A fleet on a NATS cluster").
+
+/** Rows a write: small next to the rows themselves, large enough that writes stay few. */
+const ROWS_A_WRITE = 500;
+
+export function writeJsonRows(rows: readonly HubRow[], write: (text: string) => void): void {
+  if (rows.length === 0) {
+    write('[]\n');
+    return;
+  }
+  for (let from = 0; from < rows.length; from += ROWS_A_WRITE) {
+    // A part's own array, without its brackets, is its rows as the whole array indents them.
+    const array = JSON.stringify(rows.slice(from, from + ROWS_A_WRITE), null, 2);
+    const opening = from === 0 ? '[\n' : ',\n';
+    const closing = from + ROWS_A_WRITE >= rows.length ? '\n]\n' : '';
+    write(`${opening}${array.slice(2, -2)}${closing}`);
+  }
+}
