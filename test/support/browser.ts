@@ -19,8 +19,8 @@ export interface PhoneBrowser {
   close(): Promise<void>;
 }
 
-/** `certificateTrusted`: the page's own test certificate is accepted (a hub's self-signed one, as an installer accepts it once). */
-export async function openPhone(options: { certificateTrusted?: boolean } = {}): Promise<PhoneBrowser> {
+/** A fresh Chromium profile at a phone's size; `close` ends the browser and removes the profile. */
+export async function launchPhone(options: { locale?: string; ignoreHTTPSErrors?: boolean } = {}): Promise<{ page: Page; close(): Promise<void> }> {
   const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
@@ -30,10 +30,23 @@ export async function openPhone(options: { certificateTrusted?: boolean } = {}):
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
-    ignoreHTTPSErrors: options.certificateTrusted ?? false,
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
     args: [...CHROMIUM_ARGS],
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    page,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `certificateTrusted`: the page's own test certificate is accepted (a hub's self-signed one, as an installer accepts it once). */
+export async function openPhone(options: { certificateTrusted?: boolean } = {}): Promise<PhoneBrowser> {
+  const { page, close } = await launchPhone({ ignoreHTTPSErrors: options.certificateTrusted ?? false });
   return {
     page,
     signIn: async (origin, code, wait) => {
@@ -47,9 +60,6 @@ export async function openPhone(options: { certificateTrusted?: boolean } = {}):
       await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
     },
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close,
   };
 }

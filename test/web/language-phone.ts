@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { ARTIFACTS } from '../support/browser.js';
-import { CHROMIUM, CHROMIUM_ARGS, PHONE } from '../support/chromium.mjs';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, launchPhone } from '../support/browser.js';
 
 // A phone that speaks one language, as a phone sets it: Chromium's locale gives both the
 // Accept-Language header and navigator.languages. Everything a test does goes through the page's
@@ -41,19 +39,7 @@ const OVERFLOWS = `(() => {
 })()`;
 
 export async function openLanguagePhone(locale: string): Promise<LanguagePhone> {
-  const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
-  mkdirSync(ARTIFACTS, { recursive: true });
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: PHONE,
-    deviceScaleFactor: 1,
-    isMobile: true,
-    hasTouch: true,
-    locale,
-    args: [...CHROMIUM_ARGS],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const { page, close } = await launchPhone({ locale });
   return {
     page,
     signIn: async (origin, code) => {
@@ -71,10 +57,7 @@ export async function openLanguagePhone(locale: string): Promise<LanguagePhone> 
       if (!options.keepScroll) await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: path.join(ARTIFACTS, file) });
     },
-    close: async () => {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close,
   };
 }
 
