@@ -8,7 +8,7 @@ import { dist, median, report, runBench } from './lib/harness.mjs';
 const REPORTS = 20_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const { Authenticator } = await dist('authentication/authenticator.js');
-const { createCounters } = await dist('daemon/counters.js');
+const { createCounters } = await dist('status/counters.js');
 const { silentLogger } = await dist('log/logger.js');
 
 const KEY = Buffer.from('231d39c1d7cc1ab1aee224cd096db932', 'hex');

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { adapterLabel, type AdapterChoice, type Config } from '../config/index.js';
-import type { BleState } from '../daemon/ble-probe.js';
+import type { BleState } from './ble-probe.js';
 import { bleModuleFix, bleModuleProblemOf } from '../discovery/ble-module.js';
 import { POWER_ON_FIX, RFKILL_FIX } from '../discovery/ble.js';
 import { fail, off, pass, type CheckResult } from './result.js';

@@ -56,7 +56,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   });
   const probe: BleProbe = options.probeBle ?? (async (adapter) => {
     const report = await daemon;
-    return report === undefined ? (await import('../daemon/ble-probe.js')).probeBle(adapter) : bleStateOf(report);
+    return report === undefined ? (await import('./ble-probe.js')).probeBle(adapter) : bleStateOf(report);
   });
   const [api, mqtt, ble] = await Promise.all([checkApi(config, token.token), checkMqtt(config, refused), checkBle(config, probe)]);
   // Named only when wrong: a set clock is the usual case and needs no line.

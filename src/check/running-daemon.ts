@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { CONTROL_SOCKET_NAME, SYSTEMD_RUNTIME_DIR } from '../config/locations.js';
 import { callDaemon } from '../control/client.js';
-import type { BleState } from '../daemon/ble-probe.js';
-import type { StatusReport } from '../daemon/status-report.js';
+import type { BleState } from './ble-probe.js';
+import type { StatusReport } from '../status/status-report.js';
 import type { RefusedPublish } from '../mqtt/refusals.js';
 
 const ASK_TIMEOUT_MS = 3_000;

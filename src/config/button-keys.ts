@@ -2,7 +2,7 @@
 // (or on standard input), or one `<deviceId> <key>` a line in PANIC_PAIR_BUTTON_KEYS_FILE. A key
 // is 32 hex digits, a button's 16-byte AES key. Every refusal names the setting and the line,
 // never the key: an error message reaches logs and terminals.
-import { isValidDeviceId } from '../discovery/sighting.js';
+import { isValidDeviceId } from '../device-id.js';
 import { PanicPairError } from '../errors.js';
 import { readSecretFile } from './secret-file.js';
 import { SETTINGS } from './settings.js';

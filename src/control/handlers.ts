@@ -1,4 +1,4 @@
-import type { StatusReport } from '../daemon/status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 import type { DeviceRow } from '../supervision/types.js';
 import type { LinkOutcome, PairProgress, ScanEntry, WindowReport } from '../pairing/types.js';
 import type { HouseholdEntry } from '../pairing/customer-gates.js';

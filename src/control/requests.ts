@@ -1,4 +1,4 @@
-import { isValidDeviceId } from '../discovery/sighting.js';
+import { isValidDeviceId } from '../device-id.js';
 import { isRecord, MAX_WAIT_SECONDS, type ControlRequest } from './protocol.js';
 
 // The daemon's check of each request line against the wire format (protocol.ts). Kept out of

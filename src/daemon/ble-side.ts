@@ -13,8 +13,8 @@ import { VirtualHciSocket } from '../discovery/virtual-hci-socket.js';
 import { PanicPairError, messageOf } from '../errors.js';
 import { secondsSince } from '../clock.js';
 import type { Logger } from '../log/logger.js';
-import type { Counters } from './counters.js';
-import type { StatusReport } from './status-report.js';
+import type { Counters } from '../status/counters.js';
+import type { StatusReport } from '../status/status-report.js';
 
 // BLE for the daemon: the hub's own radio through noble, or, with PANIC_PAIR_BLE_REPLAY, a
 // capture replayed through noble in its place. `auto` and `on` both use the adapter and run on

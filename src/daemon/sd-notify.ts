@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { StatusReport } from './status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 
 // sd_notify(3) for `Type=notify`: READY=1, WATCHDOG=1, STOPPING=1 and STATUS= to systemd.
 //

@@ -1,6 +1,6 @@
-import type { Counters } from './counters.js';
+import type { Counters } from '../status/counters.js';
 import { CLOCK_UNSET } from '../clock.js';
-import type { StatusReport } from './status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
 import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';

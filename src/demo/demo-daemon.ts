@@ -4,7 +4,7 @@ import path from 'node:path';
 import { CONTROL_SOCKET_NAME } from '../config/locations.js';
 import { callDaemon } from '../control/client.js';
 import type { ControlRequest } from '../control/protocol.js';
-import type { StatusReport } from '../daemon/status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 import { PanicPairError } from '../errors.js';
 
 // The demo's own daemon: the real `panic-pair run` as a child process. It is ready when its

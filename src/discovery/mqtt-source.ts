@@ -1,4 +1,4 @@
-import type { Counters } from '../daemon/counters.js';
+import type { Counters } from '../status/counters.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';

@@ -1,5 +1,5 @@
 import type { Profile } from '../config/profile.js';
-import { isValidDeviceId } from './sighting.js';
+import { isValidDeviceId } from '../device-id.js';
 
 // Which button an advertisement or a Zigbee join is, by the configured profiles. This runs for
 // every advertisement heard, and nearly all of them are phones and beacons, so the rules are

@@ -28,9 +28,6 @@ export interface Sighting {
   triggerBased?: true;
 }
 
-/** `deviceId` is 1 to 64 characters of `A-Z a-z 0-9 . _ : -` (CONTRACT.md section 5). */
-export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-
 /**
  * A reported battery as the whole percent a sighting carries (CONTRACT.md section 17), or undefined
  * when it is no number or out of 0 to 100 (the caller drops and counts it). Gateways and Zigbee
@@ -39,8 +36,4 @@ export const DEVICE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export function batteryPercent(value: unknown): number | undefined {
   if (typeof value !== 'number' || !(value >= 0 && value <= 100)) return undefined;
   return Math.round(value);
-}
-
-export function isValidDeviceId(value: unknown): value is string {
-  return typeof value === 'string' && DEVICE_ID_PATTERN.test(value);
 }

@@ -1,4 +1,4 @@
-import { table } from '../cli/render.js';
+import { table } from '../text.js';
 import type { HubRow, HubState } from './hub-row.js';
 import { HUB_STATES } from './hub-row.js';
 import { buttonsWords, printable, shownId } from './words.js';

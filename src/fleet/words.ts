@@ -1,4 +1,4 @@
-import { duration } from '../cli/render.js';
+import { duration } from '../text.js';
 import type { ButtonCounts } from '../supervision/types.js';
 
 // The small words of a fleet's rows: times on the reader's clock, durations, buttons, and text

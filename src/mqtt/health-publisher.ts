@@ -1,5 +1,5 @@
 import { monotonicNow, wallNow, type MonotonicClock, type WallClock } from '../clock.js';
-import type { HealthReading } from '../daemon/health.js';
+import type { HealthReading } from './health.js';
 import type { MqttConnection } from './connection.js';
 import { healthTopic, type HealthPayload } from './topics.js';
 

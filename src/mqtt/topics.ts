@@ -1,7 +1,7 @@
 import { PanicPairError } from '../errors.js';
-import { isValidDeviceId } from '../discovery/sighting.js';
+import { isValidDeviceId } from '../device-id.js';
 import type { DeviceState } from '../store/record.js';
-import type { StatusReport } from '../daemon/status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 import type { AvailabilityPayload, ButtonCounts, SupervisionPayload } from '../supervision/types.js';
 
 // Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one

@@ -1,6 +1,6 @@
 import type { PanicApi } from '../api/types.js';
 import type { RetryPolicy } from '../api/retry-delay.js';
-import type { Counters } from '../daemon/counters.js';
+import type { Counters } from '../status/counters.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceStore } from './link-job.js';
 

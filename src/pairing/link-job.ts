@@ -1,5 +1,5 @@
 import type { PanicApi } from '../api/types.js';
-import type { Counters } from '../daemon/counters.js';
+import type { Counters } from '../status/counters.js';
 import { errorKindOf, messageOf, PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';

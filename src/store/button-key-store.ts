@@ -5,7 +5,7 @@
 import { readdir, stat, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEVICE_ID_PATTERN } from '../discovery/sighting.js';
+import { DEVICE_ID_PATTERN } from '../device-id.js';
 import { PanicPairError } from '../errors.js';
 import { TEMPORARY_SUFFIX, writeFileDurably, type DurableFs } from './durable-write.js';
 import { describeFsError, errnoCode } from './fs-error-words.js';

@@ -1,7 +1,7 @@
 // The on-disk form of the pairing store, checked on every load and on every put, so that nothing
 // the daemon writes can make the next start refuse the file.
 import { z } from 'zod';
-import { DEVICE_ID_PATTERN } from '../discovery/sighting.js';
+import { DEVICE_ID_PATTERN } from '../device-id.js';
 import type { DeviceRecord } from './record.js';
 
 /** The schemaVersion this build writes. A newer file is refused, never rewritten. Version 2 added

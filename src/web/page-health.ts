@@ -3,7 +3,7 @@
 // the same order; the page words it in the installer's language. A problem this file does not know
 // yet still counts, as `other`, so the page never says "healthy" while status does not.
 import { CLOCK_UNSET } from '../clock.js';
-import type { StatusReport } from '../daemon/status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 import type { DeviceRow } from '../supervision/types.js';
 
 export type PageProblem =

@@ -12,7 +12,7 @@ import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { ButtonKeyStore } from '../../src/store/button-key-store.js';
 import { adStructures, scanCapture, writeCapture } from '../support/btsnoop-writer.js';

@@ -8,7 +8,7 @@ import { renderReport, runChecks, type CheckName } from '../../src/check/index.j
 import { reportOf, fail, off, pass } from '../../src/check/result.js';
 import { checkToken } from '../../src/check/token-check.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import type { BleState } from '../../src/daemon/ble-probe.js';
+import type { BleState } from '../../src/check/ble-probe.js';
 import { makeCertificates } from '../support/test-ca.js';
 
 let dir: string;

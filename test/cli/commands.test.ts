@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlServer, type ControlServer } from '../../src/control/server.js';
 import { silentLogger } from '../../src/log/logger.js';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import type { DeviceRow } from '../../src/supervision/types.js';
 import { clockWords } from '../../src/supervision/words.js';
 import { fakeHandlers, linkedRecord, SAMPLE_DEVICES, sampleStatus } from '../control/fake-daemon.js';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { once } from 'node:events';
 import type { ControlHandlers } from '../../src/control/handlers.js';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import type { DeviceRecord } from '../../src/store/record.js';
 import type { ScanEntry, WindowReport } from '../../src/pairing/types.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/daemon/status-report.js';
-import { probeBle } from '../../src/daemon/ble-probe.js';
+import type { StatusReport } from '../../src/status/status-report.js';
+import { probeBle } from '../../src/check/ble-probe.js';
 import { bluetoothRefused } from '../support/bluetooth.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanicApi } from '../../src/api/types.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { startMqttSide, type MqttSide } from '../../src/daemon/mqtt-side.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { silentLogger } from '../../src/log/logger.js';

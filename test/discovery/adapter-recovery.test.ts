@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AdapterChoice } from '../../src/config/adapter.js';
 import { DEFAULT_PROFILE } from '../../src/config/profile.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { sysfsAdapters } from '../../src/discovery/adapter-finder.js';
 import type { PowerAnswer } from '../../src/discovery/adapter-power.js';
 import { ADAPTER_POLL_MS, REOPEN_UNUSABLE_MS, startAdapterRecovery, type AdapterRecovery } from '../../src/discovery/adapter-recovery.js';

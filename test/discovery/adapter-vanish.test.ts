@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import { advertisingReportEvent } from '../support/btsnoop-writer.js';
 import { startHarness } from '../support/daemon-harness.js';
 import { compileHciKernel, startHciKernel } from '../support/hci-kernel.js';

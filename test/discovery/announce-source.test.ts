@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { startAnnounceSource, type AnnounceSource } from '../../src/discovery/announce.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { connectMqtt, type MqttConnection } from '../../src/mqtt/connection.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, profilesSchema, type Profile } from '../../src/config/profile.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { addGatewayBattery, gatewayName, gatewayNameOfWill, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PROFILE } from '../../src/config/profile.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { startBleSource } from '../../src/discovery/ble.js';
 import { startReplay } from '../../src/discovery/ble-replay.js';
 import { readCapture } from '../../src/discovery/btsnoop.js';

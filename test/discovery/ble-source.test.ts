@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE } from '../../src/config/profile.js';
-import { createCounters } from '../../src/daemon/counters.js';
-import { probeBle } from '../../src/daemon/ble-probe.js';
+import { createCounters } from '../../src/status/counters.js';
+import { probeBle } from '../../src/check/ble-probe.js';
 import { startBleSource, type BleSource } from '../../src/discovery/ble.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';

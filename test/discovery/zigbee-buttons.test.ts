@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { profilesSchema, type Profile } from '../../src/config/profile.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { MAX_ZIGBEE_BUTTONS } from '../../src/discovery/zigbee-buttons.js';

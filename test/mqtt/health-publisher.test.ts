@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { HealthReading } from '../../src/daemon/health.js';
+import type { HealthReading } from '../../src/mqtt/health.js';
 import type { MqttState } from '../../src/mqtt/connection.js';
 import { HEALTH_REFRESH_MS, HealthPublisher } from '../../src/mqtt/health-publisher.js';
 import type { HealthPayload } from '../../src/mqtt/topics.js';

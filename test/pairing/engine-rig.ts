@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import { createApiClient, type ApiClient, type RetryPolicy } from '../../src/api/index.js';
 import { Secret } from '../../src/config/secret.js';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PairingEngine } from '../../src/pairing/engine.js';
 import type { EntitlementState } from '../../src/pairing/types.js';

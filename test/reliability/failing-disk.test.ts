@@ -8,7 +8,7 @@ import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import type { Faults } from '../../src/simulator/index.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';

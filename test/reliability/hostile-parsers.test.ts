@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { parseAnnouncement } from '../../src/discovery/announce.js';
 import { startBleSource } from '../../src/discovery/ble.js';
 import { addGatewayBattery, parseGatewayMessage } from '../../src/discovery/ble-gateway.js';
@@ -12,7 +12,8 @@ import { addZigbeeBattery, parseDeviceList, readBridgeState, readDeviceReport } 
 import { parseCapture } from '../../src/discovery/btsnoop.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher, type Advertisement, type ProfileResult } from '../../src/discovery/profiles.js';
-import { isValidDeviceId, type Sighting } from '../../src/discovery/sighting.js';
+import { isValidDeviceId } from '../../src/device-id.js';
+import type { Sighting } from '../../src/discovery/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { parseBridgeEvent } from '../../src/discovery/zigbee2mqtt.js';
 import { PanicPairError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createCounters } from '../../src/daemon/counters.js';
+import { createCounters } from '../../src/status/counters.js';
 import { startAnnounceSource } from '../../src/discovery/announce.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { MqttConnection } from '../../src/mqtt/connection.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLOCK_UNSET } from '../../src/clock.js';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { fakeWallClock, findLibfaketime, NO_FAKETIME } from '../support/faketime.js';
 import { waitFor } from '../support/wait.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
-import type { StatusReport } from '../../src/daemon/status-report.js';
+import type { StatusReport } from '../../src/status/status-report.js';
 import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
 import type { DeviceRecord } from '../../src/store/record.js';
 import { assertBuilt, BIN, ROOT, runBinary, type RunningCli } from './binary.js';

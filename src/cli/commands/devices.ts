@@ -1,4 +1,4 @@
-import type { StatusReport } from '../../daemon/status-report.js';
+import type { StatusReport } from '../../status/status-report.js';
 import { PanicPairError } from '../../errors.js';
 import { reportsWords } from '../../authentication/words.js';
 import type { DeviceRow } from '../../supervision/types.js';

@@ -1,4 +1,4 @@
-import { isValidDeviceId } from '../../discovery/sighting.js';
+import { isValidDeviceId } from '../../device-id.js';
 import { PanicPairError } from '../../errors.js';
 import { askDaemon, type ClientOptions } from '../daemon.js';
 import { printLine } from '../render.js';

@@ -1,4 +1,4 @@
-import { isValidDeviceId } from '../../discovery/sighting.js';
+import { isValidDeviceId } from '../../device-id.js';
 import { errorKindOf, messageOf, PanicPairError } from '../../errors.js';
 import type { LinkOutcome, OutageWait, PairProgress } from '../../pairing/types.js';
 import { askDaemon, checkWait, type ClientOptions } from '../daemon.js';

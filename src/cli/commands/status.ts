@@ -1,4 +1,4 @@
-import type { StatusReport } from '../../daemon/status-report.js';
+import type { StatusReport } from '../../status/status-report.js';
 import { PanicPairError } from '../../errors.js';
 import { askDaemon, type ClientOptions } from '../daemon.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,7 +1,7 @@
 // MQTT announcements (`<prefix>/announce`, CONTRACT 5): the parser, and the source that counts.
-import { createCounters } from '../../../dist/daemon/counters.js';
+import { createCounters } from '../../../dist/status/counters.js';
 import { parseAnnouncement, startAnnounceSource } from '../../../dist/discovery/announce.js';
-import { isValidDeviceId } from '../../../dist/discovery/sighting.js';
+import { isValidDeviceId } from '../../../dist/device-id.js';
 import { silentLogger } from '../../../dist/log/logger.js';
 import { expect, expectBattery, expectCounted, fakeConnection, json, tally } from './verdict.mjs';
 

@@ -2,10 +2,10 @@
 // name taken from the topic, and the source through the BLE profiles. The input's first line is
 // the topic, the rest the payload. A topic ending in /LWT is a gateway's last will (CONTRACT 17).
 import { profilesSchema } from '../../../dist/config/profile.js';
-import { createCounters } from '../../../dist/daemon/counters.js';
+import { createCounters } from '../../../dist/status/counters.js';
 import { gatewayName, parseGatewayMessage, startBleGatewaySource } from '../../../dist/discovery/ble-gateway.js';
 import { ProfileMatcher } from '../../../dist/discovery/profiles.js';
-import { isValidDeviceId } from '../../../dist/discovery/sighting.js';
+import { isValidDeviceId } from '../../../dist/device-id.js';
 import { silentLogger } from '../../../dist/log/logger.js';
 import { startGatewayWillSource } from '../../../dist/discovery/source-liveness.js';
 import { expect, expectBattery, expectCounted, fakeConnection, json, tally } from './verdict.mjs';

@@ -4,11 +4,11 @@
 // drops as malformed (counted in `dropped`), or is an event that is no report at all (ignored).
 // Seeds hold BTHome v2 service data (UUID 0xFCD2) beside the default profile's name.
 import { profilesSchema } from '../../../dist/config/profile.js';
-import { createCounters } from '../../../dist/daemon/counters.js';
+import { createCounters } from '../../../dist/status/counters.js';
 import { startBleSource } from '../../../dist/discovery/ble.js';
 import { loadNoble } from '../../../dist/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../../dist/discovery/profiles.js';
-import { isValidDeviceId } from '../../../dist/discovery/sighting.js';
+import { isValidDeviceId } from '../../../dist/device-id.js';
 import { isAdvertisingReport, VirtualHciSocket } from '../../../dist/discovery/virtual-hci-socket.js';
 import { captureConsole } from '../../../dist/log/console-capture.js';
 import { silentLogger } from '../../../dist/log/logger.js';

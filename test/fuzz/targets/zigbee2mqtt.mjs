@@ -2,9 +2,9 @@
 // first line is a topic under zigbee2mqtt/, whatever else the source hears: the device list, the
 // bridge's state, a known button's own reports (with their battery).
 import { profilesSchema } from '../../../dist/config/profile.js';
-import { createCounters } from '../../../dist/daemon/counters.js';
+import { createCounters } from '../../../dist/status/counters.js';
 import { ProfileMatcher } from '../../../dist/discovery/profiles.js';
-import { isValidDeviceId } from '../../../dist/discovery/sighting.js';
+import { isValidDeviceId } from '../../../dist/device-id.js';
 import { parseBridgeEvent, startZigbeeSource } from '../../../dist/discovery/zigbee2mqtt.js';
 import { silentLogger } from '../../../dist/log/logger.js';
 import { expect, expectBattery, expectCounted, fakeConnection, json, tally } from './verdict.mjs';

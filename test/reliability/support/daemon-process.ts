@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { BIN, ROOT, runBinary, type CliResult } from '../../support/binary.js';
-import type { StatusReport } from '../../../src/daemon/status-report.js';
+import type { StatusReport } from '../../../src/status/status-report.js';
 import { waitFor } from '../../support/wait.js';
 
 // `panic-pair run` started by a test itself, for the cases the daemon harness does not wait

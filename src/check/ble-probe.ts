@@ -1,7 +1,7 @@
 import { adapterLabel, type AdapterChoice } from '../config/adapter.js';
 import type { AdapterFinder, FoundAdapter } from '../discovery/adapter-finder.js';
 import type { HciSocket } from '../discovery/kernel-hci-socket.js';
-import type { StatusReport } from './status-report.js';
+import type { StatusReport } from '../status/status-report.js';
 
 export interface BleState {
   state: StatusReport['ble'];

@@ -1,5 +1,5 @@
-import type { HealthPayload } from '../mqtt/topics.js';
-import type { StatusReport } from './status-report.js';
+import type { HealthPayload } from './topics.js';
+import type { StatusReport } from '../status/status-report.js';
 
 /** `<prefix>/health` before its stamp: what the publisher compares and publishes. */
 export type HealthReading = Omit<HealthPayload, 'at'>;
