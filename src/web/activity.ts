@@ -80,7 +80,7 @@ export class PageActivity {
    * Starts a link and returns at once; its steps reach the page through the live channel. False
    * while one for the same button is still under way: a second tap starts nothing.
    */
-  pair(deviceId: string, customerId: number, address: string): boolean {
+  pair(deviceId: string, customerId: number, address: string, key?: string): boolean {
     const running = this.#pairings.get(deviceId);
     if (running !== undefined && running.step !== 'linked' && running.step !== 'failed') return false;
     this.logger.info({ address, deviceId, customerId }, 'page: pairing asked');
@@ -99,7 +99,7 @@ export class PageActivity {
       this.changed();
     };
     this.handlers
-      .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId })
+      .pair(deviceId, { timeoutMs: PAGE_PAIR_TIMEOUT_MS, signal: this.#stop.signal, onProgress, customerId, ...(key === undefined ? {} : { key: Buffer.from(key, 'hex') }) })
       .then((outcome) => Object.assign(view, pairingEnd(outcome), { retry: undefined }))
       .catch((error: unknown) => {
         this.logger.warn({ address, deviceId, err: messageOf(error) }, 'page: pairing failed');

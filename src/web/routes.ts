@@ -32,10 +32,15 @@ export async function pageAction(
   switch (route) {
     case '/api/pair': {
       // The engine decides whether the customer is in the household and entitled (fail closed).
-      const checked = checkRequest({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId });
+      // A button's key travels only over HTTPS (CONTRACT 19): refused, unread, over plain HTTP.
+      const key = body.key === undefined || body.key === '' ? undefined : body.key;
+      if (key !== undefined && (request.socket as { encrypted?: boolean }).encrypted !== true) {
+        return sendJson(response, 400, { error: 'a button key is taken only over HTTPS', code: 'invalid' });
+      }
+      const checked = checkRequest({ type: 'pair', deviceId: body.deviceId, timeoutMs: PAGE_PAIR_TIMEOUT_MS, customerId: body.customerId, ...(key === undefined ? {} : { key }) });
       if (!checked.ok || checked.value.type !== 'pair') return sendJson(response, 400, { error: refusal(checked), code: 'invalid' });
       const { deviceId } = checked.value;
-      if (!activity.pair(deviceId, checked.value.customerId ?? handlers.status().customerId, address)) {
+      if (!activity.pair(deviceId, checked.value.customerId ?? handlers.status().customerId, address, checked.value.key)) {
         return sendJson(response, 409, { error: `${deviceId} is already being paired: press the button, or wait until this pairing ends`, code: 'pairing-running' });
       }
       return sendJson(response, 202, { deviceId });

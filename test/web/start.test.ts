@@ -58,7 +58,32 @@ describe('`run` with the page on', () => {
       const reply = await postCode(page, page.code, true);
       expect(String([reply.headers['set-cookie']].flat()[0])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
       const cookie = await signIn(page, true);
-      expect((await rawRequest(page.port, { https: true, headers: { cookie } })).body).toContain('Button ID');
+      const signedIn = (await rawRequest(page.port, { https: true, headers: { cookie } })).body;
+      expect(signedIn).toContain('Button ID');
+      // The Button key field (CONTRACT 19): taken over HTTPS, checked as `pair --key-file` is, never echoed.
+      expect(signedIn).toMatch(/<input id="button-key" name="key" type="password"/);
+      const pair = (key: string) =>
+        rawRequest(page.port, { https: true, method: 'POST', path: '/api/pair', headers: { cookie, origin: page.origin, 'content-type': 'application/json' }, body: JSON.stringify({ deviceId: 'KEYED-1', key }) });
+      const bad = await pair('not-a-key-0123456789');
+      expect(bad.status).toBe(400);
+      expect(bad.body).toContain('32 hex digits');
+      expect(bad.body).not.toContain('not-a-key-0123456789');
+      expect((await pair('5ac4b7d9e0f1a2b3c4d5e6f708192a3b')).status).toBe(202);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+
+  it('refuses a button key sent over plain HTTP, unread', async () => {
+    const page = await pageSettings();
+    const harness = await startHarness({ env: page.env });
+    try {
+      const cookie = await signIn(page);
+      const reply = await rawRequest(page.port, { method: 'POST', path: '/api/pair', headers: { cookie, origin: page.origin, 'content-type': 'application/json' }, body: JSON.stringify({ deviceId: 'KEYED-2', key: '5ac4b7d9e0f1a2b3c4d5e6f708192a3b' }) });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toContain('only over HTTPS');
+      expect(reply.body).not.toContain('5ac4b7d9e0f1a2b3c4d5e6f708192a3b');
+      expect(harness.output()).not.toContain('5ac4b7d9e0f1a2b3c4d5e6f708192a3b');
     } finally {
       await harness.close();
     }

@@ -211,10 +211,20 @@ translatePage();
 fillWindowLengths();
 languageControl($('language'));
 
+// A button's key (CONTRACT 19) is offered only over HTTPS, where it cannot be read on the way; it
+// leaves the field as it is sent, and the page keeps no copy.
+const keyField = $('button-key');
+if (location.protocol === 'https:') {
+  keyField.hidden = false;
+  $('button-key-label').hidden = false;
+}
+
 $('pair-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const deviceId = $('device-id').value.trim();
-  const result = await post('/api/pair', { deviceId, customerId: Number($('customer').value) });
+  const key = keyField.hidden ? '' : keyField.value.trim();
+  keyField.value = '';
+  const result = await post('/api/pair', { deviceId, customerId: Number($('customer').value), ...(key === '' ? {} : { key }) });
   if (!result.ok) alertProblem(result.error);
 });
 
