@@ -4,9 +4,10 @@ import { bootKernelGuestOrReason, kernelGuestUnavailable, type KernelGuest } fro
 import { bleStateIs, buildDeb, logEntry, powerOnScript, startBtvirt, startHub, type KernelHub } from '../support/kernel-hub.js';
 
 // A keyed button through a real kernel (CONTRACT 19): btvirt's hci1 advertises its name and
-// encrypted BTHome v2 service data (0xFCD2) as a Shelly BLU button does, its counter one up at each
+// encrypted BTHome v2 service data (0xFCD2, its MAC included) as a keyed button does, its counter one up at each
 // report, and is paired with its key. Then it falls silent while hci2 plays its last advertisement
-// back, again and again, as a phone that recorded it would: the replay is counted, never heard,
+// back, again and again, as a phone that recorded it would: the replay verifies but its counter is
+// no longer new, so it is counted as replayed, never heard,
 // the button goes missing within its deadline, and the hub names it imitated. Last, `check` run
 // while the daemon scans leaves its scan alone. One boot for the file.
 
@@ -23,10 +24,12 @@ const booted = typeof built === 'string' ? built : await bootKernelGuestOrReason
 const skipReason = typeof booted === 'string' ? booted : undefined;
 if (skipReason !== undefined) process.stderr.write(`skipping the kernel authentication suite: ${skipReason}\n`);
 
-/** The advertisement: Complete Local Name `PANIC-K1`, then the service data, as hex for btmgmt add-adv. */
+/** The advertisement: Complete Local Name `PANIC-K1`, then the service data (31 bytes, all a legacy advertisement holds), as hex for btmgmt add-adv. */
 function advertisement(mac: string, counter: number, battery: number): string {
   const name = Buffer.from(`PANIC-${BUTTON}`);
-  const sealed = encryptReport({ key: KEY, mac, counter, objects: Buffer.from([0x01, battery]) });
+  // The MAC in the payload (device information bit 1), as a button whose radio sends from a random
+  // address does: what the hub verifies with, whichever address the controller sends from.
+  const sealed = encryptReport({ key: KEY, mac, counter, objects: Buffer.from([0x01, battery]), macIncluded: true });
   const serviceData = Buffer.concat([Buffer.from([0xd2, 0xfc]), sealed]);
   return Buffer.concat([Buffer.from([name.length + 1, 0x09]), name, Buffer.from([serviceData.length + 1, 0x16]), serviceData]).toString('hex');
 }
@@ -60,7 +63,7 @@ describe.skipIf(skipReason !== undefined)(`a keyed button through the Linux kern
   beforeAll(async () => {
     await startBtvirt(guest, 3, 0);
     await guest.check(powerOnScript(0));
-    // The button's own address: the nonce it encrypts with, and what the hub hears it from.
+    // The button's own address, which its reports carry.
     mac = /addr ((?:[0-9A-F]{2}:){5}[0-9A-F]{2})/.exec(await guest.check('true | btmgmt --index 1 info'))?.[1] ?? '';
     expect(mac).not.toBe('');
     hub = await startHub(guest, { hciDevice: 0, settings: { profiles: PROFILES } });
