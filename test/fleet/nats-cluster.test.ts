@@ -28,7 +28,7 @@ async function rowsFrom(cluster: NatsCluster, nodes: NatsNode[]): Promise<{ code
 }
 
 /** Resolves with the rows once `want` holds of them. */
-function until(cluster: NatsCluster, nodes: NatsNode[], what: string, want: (rows: Map<string, HubRow>) => boolean, timeoutMs = 60_000): Promise<Map<string, HubRow>> {
+function until(cluster: NatsCluster, nodes: NatsNode[], what: string, want: (rows: Map<string, HubRow>) => boolean, timeoutMs = MOVED_WITHIN_MS): Promise<Map<string, HubRow>> {
   return waitFor(
     async () => {
       const { code, rows } = await rowsFrom(cluster, nodes);
@@ -55,7 +55,7 @@ describe.skipIf(nats === undefined || findExecutable('mosquitto') === undefined)
 
   it('shows every hub, healthy, on every node', async () => {
     for (const node of cluster.nodes) await until(cluster, [node], `every hub healthy on ${node.name}`, allHealthy);
-  }, 120_000);
+  }, 4 * MOVED_WITHIN_MS);
 
   it('with one node killed (-9), lists every hub, and sees a daemon killed meanwhile', async () => {
     // The node hub-a's bridge starts on, so that its bridge must move and its news come by another node.
