@@ -119,7 +119,7 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     await scanningAgain('absent at start, then appears', appeared.startedAt, APPEARS_MS);
     await linksNewButton('ROW1AP', 1);
     await adapterIs('hci0', '00:AA:01:00:00:00');
-  }, STEP_MS);
+  }, 3 * STEP_MS);
 
   it('adapter removed (controller gone), then back at the same index: unavailable, then scanning within 10 s', async () => {
     const removedAt = await now();
@@ -130,7 +130,7 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     controllers = back.process;
     await scanningAgain('removed, back at the same index', back.startedAt, APPEARS_MS);
     await linksNewButton('ROW2BK', 1);
-  }, STEP_MS);
+  }, 3 * STEP_MS);
 
   it('powered off, then on (btmgmt): powered-off, then scanning within 5 s', async () => {
     const offAt = await now();
@@ -224,5 +224,5 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
     await adapterIs('hci2', HUB_ADDRESS);
     await linksNewButton('ROW2AD', 1);
     await stopControllers(filler.process);
-  }, 2 * STEP_MS);
+  }, 4 * STEP_MS);
 });
