@@ -1,27 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/binary.js';
+import { importsOf, sources, SRC } from './src-imports.js';
 
 // One direction of flow (STYLE.md): no module of src/ imports, through any chain, one that imports
 // it back. Type imports count too: whoever defines a type owns it, and the other imports it.
-
-const SRC = path.join(ROOT, 'src');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sources(full);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
-  });
-}
-
-/** The src/ files `file` imports (relative specifiers, `.js` written for the `.ts` file). */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'(\.[^']+)'/gms)].map((match) => match[1] as string);
-  return specifiers.map((specifier) => path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts'));
-}
 
 /** Each circle once, as the files in it, starting from its first in sorted order. */
 function circles(graph: Map<string, string[]>): string[][] {
