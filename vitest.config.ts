@@ -14,7 +14,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
-    globalSetup: ['test/support/roots.global-setup.ts'],
+    globalSetup: ['test/support/cpu-use.global-setup.ts', 'test/support/packages.global-setup.ts', 'test/support/roots.global-setup.ts'],
     projects: [
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, KERNEL_TESTS] } },
       { extends: true, test: { name: 'kernel', include: [KERNEL_TESTS], sequence: { groupOrder: 1 } } },

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, ROOT } from '../support/binary.js';
+import { checkoutPackage } from '../support/checkout-package.js';
 import { runProcess, TEST_CACHE_DIR } from '../support/container-root.js';
 import { compileHciKernel } from '../support/hci-kernel.js';
 import { bluetoothRefused } from '../support/bluetooth.js';
@@ -58,10 +59,8 @@ async function prepare(): Promise<{ unpacked: string; nodes: string[]; library: 
   if (typeof kernel === 'string') return kernel;
   for (const tool of ['dpkg-deb', 'x86_64-linux-gnu-g++', 'file']) if (findExecutable(tool) === undefined) return `${tool} is missing`;
   const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-node-api-'));
-  await run(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
-  const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const unpacked = path.join(out, 'root');
-  await run('dpkg-deb', ['-x', path.join(out, `panic-pair_${version}_amd64.deb`), unpacked]);
+  await run('dpkg-deb', ['-x', await checkoutPackage('amd64'), unpacked]);
   try {
     return { unpacked, nodes: [process.execPath, ...(await Promise.all(MAJORS.map(nodeOf)))], ...kernel };
   } catch (error) {
@@ -128,9 +127,7 @@ describe.skipIf(skipReason !== undefined)(`one HCI module, in Node 20, ${MAJORS.
   });
 
   it('the package depends on nodejs (>= 20.17) and nothing narrower', async () => {
-    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const deb = path.join(path.dirname(unpacked), `panic-pair_${version}_amd64.deb`);
-    const depends = (await run('dpkg-deb', ['-f', deb, 'Depends'])).stdout.trim();
+    const depends = (await run('dpkg-deb', ['-f', await checkoutPackage('amd64'), 'Depends'])).stdout.trim();
     expect(depends.split(', ').filter((part) => part.startsWith('nodejs'))).toEqual(['nodejs (>= 20.17)']);
     // And the command runs that nodejs: not a node earlier in PATH (/usr/local/bin, first in systemd's).
     expect(readFileSync(path.join(lib(), 'bin', 'panic-pair.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/node');

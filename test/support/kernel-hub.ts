@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT } from './binary.js';
+import { checkoutPackage } from './checkout-package.js';
 import type { DebianArchitecture } from './guest-architecture.js';
 import { findExecutable } from './installed.js';
 import type { GuestLine, GuestProcess, KernelGuest } from './kernel-guest.js';
@@ -21,62 +18,14 @@ const RUN_AS_UNIT = '/usr/local/lib/panic-pair-test/run-as-unit.sh';
 /** Debian's cross compilers, which `npm run deb` builds an arm package's HCI module with. */
 const CROSS_COMPILERS: Record<DebianArchitecture, string | undefined> = { amd64: undefined, arm64: 'aarch64-linux-gnu-g++', armhf: 'arm-linux-gnueabihf-g++' };
 
-/** The package built for `architecture` (amd64 unless named) by `npm run deb`, or why it cannot be. */
+/** The package built for `architecture` (amd64 unless named) by `npm run deb` (once in the run), or why it cannot be. */
 export async function buildDeb(architecture: DebianArchitecture = 'amd64'): Promise<{ deb: string; dispose(): void } | string> {
   const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
   if (!existsSync(headers)) return `no Node headers at ${headers} to build the package with`;
   const compiler = CROSS_COMPILERS[architecture];
   if (compiler !== undefined && findExecutable(compiler) === undefined) return `not installed: ${compiler} (apt-get install g++-${compiler.replace(/-g\+\+$/, '')})`;
-  const out = mkdtempSync(path.join(tmpdir(), 'panic-pair-kernel-deb-'));
-  try {
-    // One build at a time: two node-gyp builds of the HCI module at once (two kernel suites
-    // starting together) share node-addon-api's build files, and one failed with "No rule to make
-    // target 'Release/nothing.a'".
-    await oneAtATime(() => promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', architecture, '--out', out], { cwd: ROOT }));
-  } catch (error) {
-    // A package that does not build is a failure, never a reason to skip.
-    rmSync(out, { recursive: true, force: true });
-    throw new Error(`npm run deb failed: ${(error as Error).message}`);
-  }
-  const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  return { deb: path.join(out, `panic-pair_${version}_${architecture}.deb`), dispose: () => rmSync(out, { recursive: true, force: true }) };
-}
-
-const BUILD_LOCK = path.join(tmpdir(), 'panic-pair-deb-build.lock');
-
-/** Runs `build` while holding a lock that other test processes of this machine wait for. */
-async function oneAtATime<T>(build: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      mkdirSync(BUILD_LOCK);
-      writeFileSync(path.join(BUILD_LOCK, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!holderAlive()) rmSync(BUILD_LOCK, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    return await build();
-  } finally {
-    rmSync(BUILD_LOCK, { recursive: true, force: true });
-  }
-}
-
-function holderAlive(): boolean {
-  try {
-    process.kill(Number(readFileSync(path.join(BUILD_LOCK, 'pid'), 'utf8')), 0);
-    return true;
-  } catch (error) {
-    // No pid yet: its holder is writing it, unless it died before (an old lock).
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
-    try {
-      return Date.now() - statSync(BUILD_LOCK).mtimeMs < 10_000;
-    } catch {
-      return false;
-    }
-  }
+  // The run's package, shared with the other suites: removed with the run, not by the suite.
+  return { deb: await checkoutPackage(architecture), dispose: () => undefined };
 }
 
 /** The default profile's advertisement (CONTRACT 6): AD type 0x09, Complete Local Name `PANIC-<id>`, as hex. */

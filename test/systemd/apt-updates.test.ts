@@ -8,6 +8,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { aptRepo, throwawayKey, type SigningKey } from '../support/apt-repo.js';
 import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { checkoutPackage } from '../support/checkout-package.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { APT_UPDATES_RECIPE } from '../support/test-roots.js';
@@ -83,9 +84,10 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     broker = await startBroker();
     ours = await throwawayKey(path.join(out, 'gnupg-ours'), 'fleet-updates');
     foreign = await throwawayKey(path.join(out, 'gnupg-foreign'), 'someone-else');
+    // Each version's package in a folder of its own, which the repository is made from.
     for (const version of Object.values(VERSIONS)) {
-      const args = ['--arch', 'amd64', '--out', path.join(out, version), ...(version === base ? [] : ['--version', version])];
-      await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), ...args], { cwd: ROOT });
+      mkdirSync(path.join(out, version));
+      copyFileSync(await checkoutPackage('amd64', version), path.join(out, version, `panic-pair_${version}_amd64.deb`));
     }
     await decoyRepository(out, inside(DECOY));
   }, 5 * STEP_MS);

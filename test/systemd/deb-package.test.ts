@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { checkoutPackage } from '../support/checkout-package.js';
 import { PACKAGE_RECIPE, pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { findExecutable } from '../support/installed.js';
@@ -52,15 +53,8 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
   beforeAll(async () => {
     simulator = await startSimulator({ token: TOKEN });
     broker = await startBroker();
-    const build = promisify(execFile);
-    for (const [name, args] of [
-      ['first', []],
-      ['upgrade', ['--version', UPGRADE]],
-    ] as const) {
-      await build(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', path.join(out, name), ...args], { cwd: ROOT });
-    }
-    await copyFile(path.join(out, 'first', `panic-pair_${version}_amd64.deb`), inside(`/root/panic-pair_${version}_amd64.deb`));
-    await copyFile(path.join(out, 'upgrade', `panic-pair_${UPGRADE}_amd64.deb`), inside(`/root/panic-pair_${UPGRADE}_amd64.deb`));
+    await copyFile(await checkoutPackage('amd64'), inside(`/root/panic-pair_${version}_amd64.deb`));
+    await copyFile(await checkoutPackage('amd64', UPGRADE), inside(`/root/panic-pair_${UPGRADE}_amd64.deb`));
   }, 5 * STEP_MS);
 
   afterAll(async () => {
@@ -71,7 +65,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
   }, 2 * STEP_MS);
 
   it.skipIf(findExecutable('lintian') === undefined)('lintian finds no errors in the package', async () => {
-    const deb = path.join(out, 'first', `panic-pair_${version}_amd64.deb`);
+    const deb = await checkoutPackage('amd64');
     const result = await promisify(execFile)('lintian', [deb]).catch((error: { stdout: string; stderr: string }) => error);
     const tags = `${result.stdout}`.split('\n').filter((line) => /^[EW]: /.test(line));
     expect(tags.filter((line) => line.startsWith('E: '))).toEqual([]);

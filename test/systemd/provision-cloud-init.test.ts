@@ -1,14 +1,13 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRUBBED_USER_DATA } from '../../src/provision/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { assertBuilt, ROOT, runBinary } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { checkoutPackage } from '../support/checkout-package.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { PROVISION_RECIPE } from '../support/test-roots.js';
@@ -106,7 +105,7 @@ async function flashAndBoot(box: Container, userData: string, instanceId: string
 describe.skipIf(skipReason !== undefined)(`a hub provisioned by cloud-init from its boot partition${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const work = mkdtempSync(path.join(tmpdir(), 'panic-pair-provision-'));
   const tokenFile = path.join(work, 'token');
-  const deb = path.join(work, 'deb', `panic-pair_${version}_amd64.deb`);
+  let deb: string;
   let simulator: Simulator;
   let broker: TestBroker;
 
@@ -114,7 +113,7 @@ describe.skipIf(skipReason !== undefined)(`a hub provisioned by cloud-init from 
     assertBuilt();
     simulator = await startSimulator({ token: TOKEN });
     broker = await startBroker();
-    await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', path.dirname(deb)], { cwd: ROOT });
+    deb = await checkoutPackage('amd64');
     writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   }, 3 * STEP_MS);
 

@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { copyFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
+import { checkoutPackage } from '../support/checkout-package.js';
 import { PACKAGE_RECIPE, pairInside, unitProperties } from '../support/container-service.js';
 import { bootOrReason, type Container } from '../support/container.js';
 import { whilePressed } from '../support/pressed-button.js';
@@ -74,9 +73,8 @@ describe.skipIf(skipReason !== undefined)(`the store kept across the package upg
     simulator = await startSimulator({ token: TOKEN });
     broker = await startBroker();
     previous = await previousPackage();
-    await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', 'amd64', '--out', out], { cwd: ROOT });
     await copyFile(previous.deb, inside(previousDeb()));
-    await copyFile(path.join(out, `panic-pair_${version}_amd64.deb`), inside(`/root/panic-pair_${version}_amd64.deb`));
+    await copyFile(await checkoutPackage('amd64'), inside(`/root/panic-pair_${version}_amd64.deb`));
   }, 5 * STEP_MS);
 
   afterAll(async () => {
