@@ -65,6 +65,18 @@ async function dispatch(
   }
 }
 
+/**
+ * The last line is out: the connection ends once it is flushed, whether or not the client closes
+ * its side (one that keeps it open, or keeps sending, must not hold a slot), and at the latest
+ * after `lingerMs` (one that never reads its answer neither).
+ */
+export function closeAfterAnswer(socket: Socket, lingerMs: number): void {
+  socket.end();
+  socket.once('finish', () => socket.destroy());
+  const linger = setTimeout(() => socket.destroy(), lingerMs);
+  socket.once('close', () => clearTimeout(linger));
+}
+
 export function serveConnection(socket: Socket, options: ConnectionOptions): Connection {
   const { logger } = options;
   const abort = new AbortController();
@@ -84,7 +96,7 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): Con
   const answer = (reply: ControlReply & { type: 'result' | 'error' }): void => {
     send(reply);
     answered = true;
-    socket.end();
+    closeAfterAnswer(socket, options.requestTimeoutMs);
   };
   const refuse = (message: string): void => answer({ type: 'error', kind: 'usage', message });
 

@@ -31,8 +31,12 @@ export type ControlReply =
   | { type: 'result'; data: unknown }
   | { type: 'error'; kind: ErrorKind; message: string };
 
-/** A request line longer than this is refused: nothing legitimate comes close. */
-export const MAX_REQUEST_BYTES = 64 * 1024;
+/**
+ * A request line longer than this is refused: the longest legitimate one (a pair with a 64-character
+ * id, a customer and a 32-digit key) is under 200 bytes. With the server's connection cap it bounds
+ * what clients can make the daemon hold to a few hundred KB.
+ */
+export const MAX_REQUEST_BYTES = 8 * 1024;
 
 /** Longest scan, window or pair wait a request may ask for: one day. */
 export const MAX_WAIT_SECONDS = 24 * 60 * 60;

@@ -1,10 +1,11 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import { PanicPairError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import { serveConnection, type Connection } from './connection.js';
+import { closeAfterAnswer, serveConnection, type Connection } from './connection.js';
 import type { ControlHandlers } from './handlers.js';
+import { encodeLine } from './protocol.js';
 import { claimSocketPath } from './socket-file.js';
 
 export type { ControlHandlers } from './handlers.js';
@@ -13,7 +14,13 @@ export type { ControlHandlers } from './handlers.js';
 // panic-pair group can use the CLI without root; systemd's RuntimeDirectory sets the group.
 
 const SOCKET_MODE = 0o660;
-const MAX_CONNECTIONS = 32;
+/**
+ * Clients served at once: an installer's CLI or two and a monitoring script need a few. One past
+ * it is answered "busy" at once rather than dropped without a word.
+ */
+export const MAX_CONNECTIONS = 32;
+/** Past this many sockets (the served and those being told "busy") the kernel's are closed unread. */
+const MAX_SOCKETS = 2 * MAX_CONNECTIONS;
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ControlServerOptions {
@@ -53,6 +60,13 @@ function listen(server: Server, socketPath: string): Promise<void> {
   });
 }
 
+function turnAway(socket: Socket, lingerMs: number): void {
+  socket.on('error', () => undefined);
+  const message = `the panic-pair daemon is serving ${MAX_CONNECTIONS} clients at once; try again in a moment`;
+  socket.write(encodeLine({ type: 'error', kind: 'transient', message }));
+  closeAfterAnswer(socket, lingerMs);
+}
+
 async function removeSocketFile(socketPath: string): Promise<void> {
   try {
     await unlink(socketPath);
@@ -69,11 +83,12 @@ export async function startControlServer(options: ControlServerOptions): Promise
 
   const connections = new Set<Connection>();
   const server = createServer((socket) => {
+    if (connections.size >= MAX_CONNECTIONS) return turnAway(socket, requestTimeoutMs);
     const connection = serveConnection(socket, { handlers: options.handlers, logger, requestTimeoutMs });
     connections.add(connection);
     void connection.closed.then(() => connections.delete(connection));
   });
-  server.maxConnections = MAX_CONNECTIONS;
+  server.maxConnections = MAX_SOCKETS;
   await listen(server, socketPath);
   server.on('error', (error) => logger.error({ err: error }, 'control socket error'));
   try {

@@ -1,5 +1,7 @@
 import { PanicPairError } from '../errors.js';
 import type { ControlHandlers } from '../control/handlers.js';
+import type { BleSide } from './ble-side.js';
+import type { MqttSide } from './mqtt-side.js';
 
 // `pair <id>` waits for the button to be heard. When no source can hear it (the broker refuses
 // every subscription the hub listens on, and BLE is not scanning), waiting out the time-out only
@@ -49,5 +51,25 @@ export function guardWindow(window: ControlHandlers['window'], hearing: Hearing)
     const deaf = hearing.deafness();
     if (deaf !== undefined) return Promise.reject(new PanicPairError('failure', `a pairing window would hear no button: ${deaf}`));
     return window(seconds, options);
+  };
+}
+
+/**
+ * BLE scanning (or starting) may still hear the button. Otherwise the hub is deaf when MQTT cannot
+ * hear either (the broker refuses its subscriptions, or MQTT is off while BLE is wanted but
+ * unusable), and the reason names both (CONTRACT.md section 14).
+ */
+export function hearingOf(
+  ble: Pick<BleSide, 'state' | 'reason'>,
+  mqtt: Pick<MqttSide, 'deafness' | 'onRefusalChange'> | undefined,
+): Hearing {
+  return {
+    deafness: () => {
+      if (ble.state === 'scanning' || ble.state === 'starting') return undefined;
+      const mqttDeaf = mqtt === undefined ? (ble.state === 'off' ? undefined : 'MQTT is off') : mqtt.deafness();
+      if (mqttDeaf === undefined) return undefined;
+      return ble.state === 'off' ? mqttDeaf : `BLE is ${ble.state}${ble.reason === undefined ? '' : ` (${ble.reason})`}, and ${mqttDeaf}`;
+    },
+    onChange: (listener) => mqtt?.onRefusalChange(listener) ?? (() => undefined),
   };
 }

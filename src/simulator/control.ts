@@ -39,12 +39,13 @@ export async function answerControl(request: IncomingMessage, response: ServerRe
   if (method === 'GET') {
     return sendJson(response, 200, name === 'stats' ? state.stats.snapshot() : state.faults.snapshot());
   }
+  const text = await readBody(request);
+  // The rest of a body over the bound is left unread: the connection must not be used again.
+  if (text === undefined) response.setHeader('connection', 'close');
   if (name === 'reset') {
-    await readBody(request);
     state.reset();
     return sendJson(response, 200, { reset: true });
   }
-  const text = await readBody(request);
   let value: unknown;
   try {
     value = JSON.parse(text ?? '');

@@ -99,6 +99,8 @@ export async function startSimulator(options: SimulatorOptions): Promise<Simulat
     response.once('close', stats.enter(match.route));
 
     const bodyText = match.route === 'link' ? await readBody(request) : '';
+    // The rest of a body over the bound is left unread: the connection must not be used again.
+    if (bodyText === undefined) response.setHeader('connection', 'close');
     const check = match.route === 'link' && bodyText !== undefined ? checkLinkBody(bodyText) : undefined;
     const deviceId = check?.ok ? check.body.deviceId : check?.deviceId;
     if (deviceId !== undefined) stats.post(deviceId, check?.ok ? check.body.customerId : undefined);

@@ -13,6 +13,7 @@ import { loadAssets, type Asset } from './assets.js';
 import { allowedHost, sameOrigin, setSecurityHeaders } from './guards.js';
 import { LiveChannel } from './live.js';
 import type { PageHandlers } from './port.js';
+import { boundServer, MAX_BODY_BYTES, refusal, refuse, serverOptions, tooLarge } from './request-bounds.js';
 import { pageAction } from './routes.js';
 import { clearedSessionCookie, sessionCookie, Sessions } from './sessions.js';
 import { SignInGate } from './sign-in.js';
@@ -58,6 +59,8 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     setSecurityHeaders(response);
     const address = request.socket.remoteAddress ?? 'unknown';
+    const outOfBounds = refusal(request);
+    if (outOfBounds !== undefined) return refuse(response, outOfBounds);
     if (!allowedHost(request.headers.host, hubName)) {
       logger.warn({ address, host: request.headers.host?.slice(0, 100) }, 'page: request for an unknown host refused');
       return sendJson(response, 421, { error: 'unknown host name; use the hub\'s address' });
@@ -103,7 +106,10 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
   };
 
   const signIn = async (request: IncomingMessage, response: ServerResponse, address: string): Promise<void> => {
-    const body = (await readBody(request)) ?? '';
+    const body = await readBody(request, MAX_BODY_BYTES);
+    // Not a guess: a body that large holds no installer code, and counting it would let anyone
+    // block an address with five requests that carry none.
+    if (body === undefined) return refuse(response, tooLarge);
     const code = new URLSearchParams(body).get('code') ?? '';
     const verdict = gate.attempt(address, code);
     logger.info({ address, verdict }, 'page: sign-in attempt');
@@ -126,10 +132,10 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
       else response.destroy();
     });
   };
-  const server: Server = https ? createHttpsServer({ cert: secrets.tls?.cert, key: secrets.tls?.key }, handle) : createHttpServer(handle);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.maxConnections = 64;
+  const server: Server = https
+    ? createHttpsServer({ ...serverOptions(), cert: secrets.tls?.cert, key: secrets.tls?.key }, handle)
+    : createHttpServer(serverOptions(), handle);
+  boundServer(server);
   await listen(server, config);
   const bound = server.address();
   const port = typeof bound === 'object' && bound !== null ? bound.port : config.port;

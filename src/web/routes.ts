@@ -7,6 +7,7 @@ import { checkRequest } from '../control/requests.js';
 import { PanicPairError, errorKindOf, messageOf } from '../errors.js';
 import { readBody, sendJson } from '../http/json-io.js';
 import { PAGE_PAIR_TIMEOUT_MS, type PageActivity } from './activity.js';
+import { MAX_BODY_BYTES, refuse, tooLarge } from './request-bounds.js';
 import type { PageHandlers } from './port.js';
 
 /** A window from the page always ends by itself, and within what Zigbee2MQTT's permit-join allows. */
@@ -20,10 +21,11 @@ export async function pageAction(
 ): Promise<void> {
   const type = request.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) return sendJson(response, 415, { error: 'send application/json', code: 'invalid' });
-  const text = await readBody(request);
+  const text = await readBody(request, MAX_BODY_BYTES);
+  if (text === undefined) return refuse(response, tooLarge);
   let body: Record<string, unknown>;
   try {
-    const parsed: unknown = JSON.parse(text ?? '');
+    const parsed: unknown = JSON.parse(text);
     body = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   } catch {
     return sendJson(response, 400, { error: 'the request is not valid JSON', code: 'invalid' });

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { pageSettings, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
+import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT } from '../../src/web/request-bounds.js';
+import { openRaw, statusOf } from './raw-connection.js';
+
+// What one client may send the page (issue 36), against a real daemon over loopback: each request
+// over a bound gets a status that names it and its connection closed, and the page and the daemon
+// carry on as before.
+
+let harness: DaemonHarness;
+let page: PageSettings;
+
+beforeAll(async () => {
+  page = await pageSettings();
+  harness = await startHarness({ env: page.env });
+}, 60_000);
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+function head(lines: string[]): string {
+  return `${[...lines, `Host: 127.0.0.1:${page.port}`].join('\r\n')}\r\n\r\n`;
+}
+
+const signInHead = (extra: string[]): string =>
+  head(['POST /login HTTP/1.1', `Origin: ${page.origin}`, 'Content-Type: application/x-www-form-urlencoded', ...extra]);
+
+/** The page still serves and signs in, and the daemon still answers on its control socket. */
+async function stillFine(): Promise<void> {
+  expect((await rawRequest(page.port)).status).toBe(200);
+  expect(await signIn(page)).toMatch(/^panic_pair_session=/);
+  expect((await harness.status()).healthy).toBe(true);
+}
+
+describe('bodies', () => {
+  it('refuses a 1 MB sign-in body by its Content-Length, without waiting for a byte of it, and counts no guess', async () => {
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const raw = await openRaw(page.port);
+      // The body is announced and never sent: only a server that does not wait for it can answer.
+      raw.socket.write(signInHead([`Content-Length: ${1024 * 1024}`]));
+      const reply = await raw.closed;
+      expect(statusOf(reply)).toBe(413);
+      expect(reply).toMatch(/\r\nconnection: close\r\n/i);
+      expect(reply).toContain(`longer than ${MAX_BODY_BYTES} bytes`);
+      expect(reply).toContain('\r\nContent-Security-Policy: ');
+    }
+    // Six refusals from this address, and the right code still signs in: none was counted as a guess.
+    await stillFine();
+  });
+
+  it('cuts off a chunked body as it passes the bound', async () => {
+    const raw = await openRaw(page.port);
+    raw.socket.write(signInHead(['Transfer-Encoding: chunked']));
+    const chunk = `400\r\n${'code=x&'.repeat(146)}xx\r\n`; // 1 KiB a chunk, without end
+    let written = 0;
+    let answered = false;
+    void raw.statusLine.then(() => (answered = true));
+    while (!answered && !raw.socket.destroyed && written < 1024) {
+      if (!raw.socket.write(chunk)) await new Promise((resolve) => raw.socket.once('drain', resolve));
+      written++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(statusOf(await raw.closed)).toBe(413);
+    // A few chunks past the bound at most, not the megabyte the client would have sent.
+    expect(written).toBeLessThan(1024);
+    await stillFine();
+  });
+
+  it.each([
+    ['a chunk size that is not hex', 'zz\r\nhello\r\n0\r\n\r\n'],
+    ['a chunk longer than its size', '2\r\nhello world\r\n0\r\n\r\n'],
+    ['binary garbage', '\u0000\u00ff\u0013\r\n\r\n\r\n\u0080'],
+  ])('answers chunked garbage (%s) with 400 and closes', async (_name, body) => {
+    const raw = await openRaw(page.port);
+    raw.socket.write(signInHead(['Transfer-Encoding: chunked']) + body);
+    expect(statusOf(await raw.closed)).toBe(400);
+    await stillFine();
+  });
+
+  it('refuses a JSON action body over the bound with 413', async () => {
+    const cookie = await signIn(page);
+    const reply = await rawRequest(page.port, {
+      method: 'POST',
+      path: '/api/pair',
+      headers: { cookie, origin: page.origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ deviceId: 'BIG01', padding: 'x'.repeat(MAX_BODY_BYTES) }),
+    });
+    expect(reply.status).toBe(413);
+    await stillFine();
+  });
+});
+
+describe('headers', () => {
+  it('answers 2,000 headers with 431', async () => {
+    const raw = await openRaw(page.port);
+    raw.socket.write(head(['GET / HTTP/1.1', ...Array.from({ length: 2_000 }, (_, i) => `X-Flood-${i}: ${i}`)]));
+    expect(statusOf(await raw.closed)).toBe(431);
+    await stillFine();
+  });
+
+  it(`answers more than ${MAX_HEADER_COUNT} small headers with 431, by count`, async () => {
+    const reply = await rawRequest(page.port, {
+      headers: Object.fromEntries(Array.from({ length: MAX_HEADER_COUNT + 1 }, (_, i) => [`x-h${i}`, '1'])),
+    });
+    expect(reply.status).toBe(431);
+    expect(reply.body).toContain(`more than ${MAX_HEADER_COUNT} request headers`);
+    await stillFine();
+  });
+
+  it('answers a 9 KB cookie with 431, and one of 5 KB too', async () => {
+    const nine = await openRaw(page.port);
+    nine.socket.write(head(['GET / HTTP/1.1', `Cookie: big=${'c'.repeat(9 * 1024)}`]));
+    expect(statusOf(await nine.closed)).toBe(431);
+    const five = await rawRequest(page.port, { headers: { cookie: `big=${'c'.repeat(MAX_COOKIE_BYTES + 1024)}` } });
+    expect(five.status).toBe(431);
+    expect(five.body).toContain(`cookies longer than ${MAX_COOKIE_BYTES} bytes`);
+    await stillFine();
+  });
+});
+
+describe('slow clients', () => {
+  // Both at once: each waits out the page's 10 s for headers.
+  it('cuts off a client that sends its headers a byte at a time and never finishes them, and one that sends nothing', async () => {
+    const [trickling, silent] = await Promise.all([openRaw(page.port), openRaw(page.port)]);
+    trickling.socket.write('GET / HTTP/1.1\r\nX-Slow: ');
+    const trickle = setInterval(() => {
+      if (!trickling.socket.destroyed) trickling.socket.write('a');
+    }, 200);
+    try {
+      expect(statusOf(await trickling.closed)).toBe(408);
+      await silent.closed;
+    } finally {
+      clearInterval(trickle);
+    }
+    await stillFine();
+  }, 30_000);
+});

@@ -1,0 +1,37 @@
+import { connect, type Socket } from 'node:net';
+
+// A TCP client that writes exactly the bytes a test gives it, for requests no HTTP client would
+// send: a body announced and never sent, thousands of headers, a request that never ends.
+
+export interface RawConnection {
+  socket: Socket;
+  /** Everything the server sent, once it has closed the connection. */
+  closed: Promise<string>;
+  /** The first line the server sent (its status line), as soon as it has arrived. */
+  statusLine: Promise<string>;
+}
+
+export function openRaw(port: number): Promise<RawConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let text = '';
+    let gotLine: (line: string) => void = () => {};
+    const statusLine = new Promise<string>((resolveLine) => (gotLine = resolveLine));
+    const closed = new Promise<string>((resolveClosed) => socket.on('close', () => resolveClosed(text)));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const end = text.indexOf('\r\n');
+      if (end !== -1) gotLine(text.slice(0, end));
+    });
+    // The server may close while the client still writes (EPIPE, ECONNRESET): that is its answer.
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, closed, statusLine }));
+    socket.once('error', reject);
+  });
+}
+
+/** The status code of a whole reply (`HTTP/1.1 413 Payload Too Large...`). */
+export function statusOf(reply: string): number {
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 0);
+}
