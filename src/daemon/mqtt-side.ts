@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.js';
 import { startAnnounceSource } from '../discovery/announce.js';
 import { startBleGatewaySource } from '../discovery/ble-gateway.js';
+import { largestMqttPayload } from '../discovery/payload-limit.js';
 import { ProfileMatcher } from '../discovery/profiles.js';
 import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
 import type { Sighting } from '../discovery/sighting.js';
@@ -8,6 +9,7 @@ import { startGatewayWillSource } from '../discovery/source-liveness.js';
 import type { SourceLiveness } from '../supervision/types.js';
 import { SourceLivenessBoard } from './source-liveness-board.js';
 import type { Logger } from '../log/logger.js';
+import { RateLimitedWarning } from '../log/rate-limited.js';
 import { connectMqtt, type MqttConnection } from '../mqtt/connection.js';
 import { startHomeAssistant } from '../mqtt/home-assistant.js';
 import { createStatePublisher } from '../mqtt/state-publisher.js';
@@ -56,7 +58,21 @@ export function startMqttSide(options: {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
   if (mqttConfig === undefined) throw new Error('startMqttSide needs PANIC_PAIR_MQTT_URL');
-  const connection = connectMqtt({ ...mqttConfig, prefix: config.mqttPrefix, logger });
+  // A message past the largest any reader takes is invalid whatever its topic (CONTRACT.md
+  // section 5): counted and logged at a bounded rate like the readers' own refusals.
+  const oversized = new RateLimitedWarning({ logger, summary: (n) => `${n} more oversized MQTT messages dropped` });
+  const maxPayloadBytes = largestMqttPayload({ zigbee2mqtt: config.zigbee2mqttPrefix !== undefined });
+  const connection = connectMqtt({
+    ...mqttConfig,
+    prefix: config.mqttPrefix,
+    logger,
+    maxPayloadBytes,
+    onOversized(topic, bytes) {
+      counters.announcements += 1;
+      counters.dropped += 1;
+      oversized.warn({ topic: topic.slice(0, 200), bytes, most: maxPayloadBytes }, 'oversized MQTT message dropped unread');
+    },
+  });
   const publisher = createStatePublisher(connection, config.mqttPrefix);
   engine.onDevice((record) => publisher.device(record));
   engine.onForget((deviceId) => publisher.forgotten(deviceId));
@@ -134,6 +150,7 @@ export function startMqttSide(options: {
       for (const stop of stops) stop();
       for (const source of sources) source.stop();
       homeAssistant?.stop();
+      oversized.flush();
       return connection.close();
     },
   };

@@ -10,6 +10,15 @@ import { batteryPercent, type Sighting } from './sighting.js';
 
 export const MAX_GATEWAY_MESSAGE_BYTES = 4096;
 export const GATEWAY_SOURCE_PREFIX = 'ble-gateway';
+/**
+ * Gateways told apart as sources. Supervision keeps a clock per source and each linked button a
+ * hearing per source, so a gateway name is state: anyone on the broker can publish under new
+ * names by the ten thousand (issue 36). Real gateways, a few per building, are heard first and
+ * keep their names; past this, every further name is one source, OTHER_GATEWAYS.
+ */
+export const MAX_GATEWAY_SOURCES = 256;
+/** The source of gateways past MAX_GATEWAY_SOURCES: `+` is no topic level, so no gateway's name. */
+export const OTHER_GATEWAYS = `${GATEWAY_SOURCE_PREFIX}:+`;
 
 export interface GatewayReport {
   /** As the gateway wrote it, e.g. `54:94:5E:9F:64:C4`. */
@@ -83,12 +92,11 @@ export function startBleGatewaySource(options: GatewaySourceOptions): MqttSource
   const sources = new Map<string, string>();
   const sourceOf = (topic: string): string => {
     const name = gatewayName(topic);
-    let word = sources.get(name);
-    if (word === undefined) {
-      word = `${GATEWAY_SOURCE_PREFIX}:${name}`;
-      // A bounded cache: a filter like `#` may bring many topics.
-      if (sources.size < 256) sources.set(name, word);
-    }
+    return sources.get(name) ?? (sources.size < MAX_GATEWAY_SOURCES ? remember(name) : OTHER_GATEWAYS);
+  };
+  const remember = (name: string): string => {
+    const word = `${GATEWAY_SOURCE_PREFIX}:${name}`;
+    sources.set(name, word);
     return word;
   };
   const read = (topic: string, payload: Buffer, at: number): Reading => {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { boundedDestination } from './bounded-destination.js';
 
 export type { Logger };
 
@@ -32,7 +33,11 @@ export function createLogger(options: LoggerOptions): Logger {
   if (options.pretty && !options.destination && prettyInstalled()) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' } } });
   }
-  return pino(base, options.destination ?? pino.destination({ fd: 1, sync: false }));
+  if (options.destination !== undefined) return pino(base, options.destination);
+  const destination = boundedDestination({ fd: 1 });
+  const logger = pino(base, destination.stream);
+  destination.onDropsEnded((drops) => logger.warn({ droppedLines: drops.lines, droppedBytes: drops.bytes }, `${drops.lines} log lines dropped: the log's reader was too slow`));
+  return logger;
 }
 
 /** pino-pretty is a development dependency: a hub installed with `npm ci --omit=dev` logs JSON

@@ -9,6 +9,7 @@ import { protocolName, reasonWords, type ProtocolName } from './broker-answers.j
 import { checkedRequests } from './checked-requests.js';
 import { describeConnectFailure } from './connect-failure.js';
 import { brokerForLogs, parseBrokerUrl, readCredentialFile } from './credentials.js';
+import { maximumPacketSize, oversized } from './packet-limit.js';
 import { watchProtocol } from './protocol-fallback.js';
 import { reconnectDelay } from './reconnect-delay.js';
 import { BrokerRefusals, type RefusalReport } from './refusals.js';
@@ -55,6 +56,10 @@ export interface MqttConnectionOptions {
   closeTimeoutMs?: number;
   /** How often refused subscriptions and publishes are asked again while connected; default 60 s. */
   refusalRetryMs?: number;
+  /** The largest payload any reader of the hub takes (packet-limit.ts); unbounded when undefined. */
+  maxPayloadBytes?: number;
+  /** A message past `maxPayloadBytes`, dropped unread: to be counted as invalid. */
+  onOversized?(topic: string, bytes: number): void;
 }
 
 const QOS1_RETAINED = { qos: 1, retain: true } as const;
@@ -128,6 +133,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     // DEBUG is unset: a tenth of the daemon's time under a flood of announcements. The daemon logs
     // its broker connection itself (connected, lost, problems), so that packet trace is given up.
     log: ignoreMqttTrace,
+    ...(options.maxPayloadBytes === undefined ? {} : { properties: { maximumPacketSize: maximumPacketSize(options.maxPayloadBytes) } }),
   };
   const client: MqttClient = connect({ ...brokerAddress(url), ...clientOptions });
   const protocol = watchProtocol(client, () => {
@@ -192,7 +198,10 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
     if (client.connected && closing === undefined) requests.retryRefused(false);
   }, options.refusalRetryMs ?? 60_000);
   retry.unref();
-  client.on('message', (topic, payload, packet) => subscriptions.dispatch(topic, payload, onHandlerError, packet.retain));
+  client.on('message', (topic, payload, packet) => {
+    if (oversized(payload, options.maxPayloadBytes)) options.onOversized?.(topic, payload.length);
+    else subscriptions.dispatch(topic, payload, onHandlerError, packet.retain);
+  });
 
   function noteFailure(error?: Error | null): void {
     if (error && closing === undefined) problems.warn({ broker, error: messageOf(error) }, 'MQTT connection problem');

@@ -4,6 +4,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { BackgroundRetries } from './background-retries.js';
 import { runLinkJob, type LinkJobContext } from './link-job.js';
+import { RecentFailures } from './recent-failures.js';
 import type { LinkOutcome, PairStep } from './types.js';
 
 export interface Job {
@@ -24,7 +25,7 @@ export interface Job {
 export class LinkJobs {
   readonly #jobs = new Map<string, Job>();
   /** When each device's last attempt failed, to hold back sightings for a while. */
-  readonly #lastFailure = new Map<string, number>();
+  readonly #lastFailure = new RecentFailures();
   readonly #retries: BackgroundRetries;
   readonly #context: LinkJobContext;
   /** Monotonic. */
@@ -93,8 +94,8 @@ export class LinkJobs {
       .catch((error: unknown): LinkOutcome => ({ ok: false, deviceId: target.deviceId, kind: 'failure', message: messageOf(error) }))
       .then((outcome) => {
         this.#jobs.delete(sighting.deviceId);
-        if (outcome.ok) this.#lastFailure.delete(sighting.deviceId);
-        else this.#lastFailure.set(sighting.deviceId, this.#clock());
+        if (outcome.ok) this.#lastFailure.clear(sighting.deviceId);
+        else this.#lastFailure.failed(sighting.deviceId, this.#clock());
         if (job.asked && !this.#closing()) this.#retries.after(target, outcome);
         else this.#retries.cancel(target.deviceId);
         return outcome;
@@ -124,7 +125,7 @@ export class LinkJobs {
 
   /** `forget`: the device's failures and retries go with its record. */
   forget(deviceId: string): void {
-    this.#lastFailure.delete(deviceId);
+    this.#lastFailure.clear(deviceId);
     this.#retries.cancel(deviceId);
   }
 

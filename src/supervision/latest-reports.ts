@@ -15,6 +15,10 @@ export class LatestReports {
     this.#capacity = capacity;
   }
 
+  get size(): number {
+    return this.#reports.size;
+  }
+
   remember(sighting: Sighting): void {
     const reports = this.#reports;
     // Deleted first, so the Map's order stays oldest first.

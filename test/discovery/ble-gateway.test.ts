@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILE, profilesSchema, type Profile } from '../../src/config/profile.js';
 import { createCounters } from '../../src/status/counters.js';
-import { addGatewayBattery, gatewayName, gatewayNameOfWill, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
+import { addGatewayBattery, gatewayName, gatewayNameOfWill, MAX_GATEWAY_SOURCES, OTHER_GATEWAYS, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { connectMqtt } from '../../src/mqtt/connection.js';
@@ -121,5 +121,41 @@ describe('startBleGatewaySource against a real broker', () => {
       source.stop();
       await connection.close();
     }
+  });
+});
+
+describe('gateways as sources, bounded (issue 36)', () => {
+  it('keeps the first MAX_GATEWAY_SOURCES names as sources; 10,000 more names are one source', () => {
+    let handler: ((topic: string, payload: Buffer, retained?: boolean) => void) | undefined;
+    const connection = {
+      state: () => 'connected' as const,
+      subscribe: (_filter: string, onMessage: typeof handler) => void (handler = onMessage),
+      publishRetained: () => undefined,
+      onStateChange: () => undefined,
+      close: async () => undefined,
+    };
+    const sightings: Sighting[] = [];
+    const source = startBleGatewaySource({
+      connection,
+      filter: 'home/+/BTtoMQTT/+',
+      matcher: new ProfileMatcher([DEFAULT_PROFILE]),
+      counters: createCounters(),
+      logger: captureLog().logger,
+      onSighting: (s) => sightings.push(s),
+      now: () => 1,
+    });
+    const report = json({ id: 'C4:64:9F:5E:94:54', name: 'PANIC-7F3A9C', rssi: -61 });
+    handler!('home/TheengsGateway/BTtoMQTT/C4649F5E9454', report);
+    for (let i = 0; i < 10_000; i++) handler!(`home/made-up-${i}/BTtoMQTT/C4649F5E9454`, report);
+    handler!('home/TheengsGateway/BTtoMQTT/C4649F5E9454', report);
+    source.stop();
+
+    const words = new Set(sightings.map((s) => s.source));
+    expect(sightings).toHaveLength(10_002);
+    expect(words.size).toBe(MAX_GATEWAY_SOURCES + 1);
+    expect(words.has(OTHER_GATEWAYS)).toBe(true);
+    // The gateway heard first keeps its name, before and after the flood.
+    expect(sightings[0]!.source).toBe('ble-gateway:TheengsGateway');
+    expect(sightings.at(-1)!.source).toBe('ble-gateway:TheengsGateway');
   });
 });

@@ -413,3 +413,21 @@ describe('a BTHome button that says it is trigger based', () => {
     expect(r.supervision('T3')).toBe('missing');
   });
 });
+
+describe('a flood of made-up ids (issue 36)', () => {
+  it('never pushes a linked button out of supervision', async () => {
+    const r = rig();
+    r.supervisor.load([linked('L1'), linked('L2', 'ble-gateway:hall')], undefined);
+    for (let i = 0; i < 10_000; i++) r.hear(`STRANGER-${i}`, i % 2 === 0 ? 'mqtt' : `ble-gateway:made-up-${i}`);
+    await r.run(MINUTE, (now) => {
+      if (now % (10 * 1000) === 0) {
+        r.hear('L1');
+        r.hear('L2', 'ble-gateway:hall');
+      }
+    });
+    expect(r.supervisor.counts()).toMatchObject({ linked: 2, online: 2 });
+    expect(r.supervision('L1')).toBe('online');
+    expect(r.supervision('L2')).toBe('online');
+    expect(r.supervision('STRANGER-9999')).toBeUndefined();
+  });
+});
