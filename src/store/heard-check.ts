@@ -24,7 +24,6 @@ export class HeardChecker {
     if (extra.length > 0) return { ok: false, problem: `unrecognized key ${JSON.stringify(extra[0])}` };
     if (!savedAtSchema.safeParse(section.savedAt).success) return { ok: false, problem: 'savedAt: Invalid ISO datetime' };
     const next = new Map<string, string>();
-    const devices: HeardSection['devices'] = {};
     for (const deviceId of Object.keys(section.devices).sort()) {
       const entry = section.devices[deviceId]!;
       const json = JSON.stringify(entry);
@@ -37,9 +36,9 @@ export class HeardChecker {
         }
       }
       next.set(deviceId, json);
-      devices[deviceId] = entry;
     }
     this.#valid = next;
-    return { ok: true, section: { savedAt: section.savedAt, devices }, json: encodeHeardEntries(section.savedAt, next) };
+    // The caller's devices as they are: copied key by key, a button named `__proto__` would be lost.
+    return { ok: true, section: { savedAt: section.savedAt, devices: section.devices }, json: encodeHeardEntries(section.savedAt, next) };
   }
 }
