@@ -25,6 +25,11 @@ export function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** A reply cut off at the bound: as a dropped connection, retried (a POST links once, as after a drop). */
+export function replyTooLarge(maxBytes: number): NetworkFailure {
+  return { message: `the API's reply was longer than ${maxBytes / 1024} KiB and was cut off`, retryable: true };
+}
+
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
@@ -46,6 +51,9 @@ export function describeNetworkError(error: unknown, timeoutMs: number): Network
   if (code !== undefined && DROPPED.has(code)) {
     return { message: 'the connection was dropped before the reply was complete', retryable: true };
   }
+  // Node's HTTP parser refused the reply (HPE_*): a proxy or portal answering garbage, as a
+  // dropped connection is retried, and never read as an answer.
+  if (code?.startsWith('HPE_') === true) return { message: `the API's reply was not valid HTTP (${code})`, retryable: true };
   if (code !== undefined && UNREACHABLE.has(code)) return { message: 'the network is unreachable', retryable: true };
   if (code !== undefined && UNRESOLVED.has(code)) {
     return { message: "the API's host name could not be resolved", retryable: true };

@@ -1,6 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
-import { describeNetworkError, type NetworkFailure } from './network-errors.js';
+import { describeNetworkError, replyTooLarge, type NetworkFailure } from './network-errors.js';
+
+/**
+ * The largest reply body read from the API. The spec's bodies are a link (under 100 bytes) and a
+ * customer's subscriptions (about 120 bytes each, more with dependants): 256 KiB holds some two
+ * thousand subscriptions, far beyond a household, and with at most 64 requests in flight bounds
+ * what the API can make the daemon hold. A longer reply is cut off where it passes the bound (by
+ * its Content-Length, before its body is read) and counts as a dropped connection: retried, never
+ * taken as an answer.
+ */
+export const MAX_REPLY_BYTES = 256 * 1024;
 
 /** One HTTP exchange with the API, before any judgement of the status. */
 export type Exchange =
@@ -30,7 +40,9 @@ class ExchangeTimeout extends Error {
  * Node's own HTTP client, one request an exchange: no retries of its own (the client's loop
  * decides), no redirects followed (a redirected POST could link a button somewhere unintended, and
  * a 3xx is not a spec'd answer), TLS verification pinned on whatever the environment says,
- * keep-alive sockets, and a time limit on the whole exchange including a body that stalls halfway.
+ * keep-alive sockets, a time limit on the whole exchange including a body that stalls halfway, and
+ * a bound on the reply's size. No Accept-Encoding is sent: a compressed reply (sent anyway) is read
+ * as bytes, is no JSON, and is judged invalid like any other garbage.
  *
  * got did this until issue 36: its options, its request object and its stream wrapper cost more
  * CPU a request than node's client itself, on the path from a button's announcement to its link.
@@ -78,7 +90,18 @@ function exchange(request: ExchangeRequest, timeoutMs: number, agent: { http: ht
     // Throws at once on a header that cannot be sent (a token with a newline): a network failure.
     const outgoing = (secure ? https : http).request(url, options, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      const cutOff = (): void => {
+        clearTimeout(timer);
+        resolve({ kind: 'network', failure: replyTooLarge(MAX_REPLY_BYTES) });
+        outgoing.destroy();
+      };
+      if (Number(response.headers['content-length'] ?? 0) > MAX_REPLY_BYTES) return cutOff();
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_REPLY_BYTES) return cutOff();
+        chunks.push(chunk);
+      });
       response.on('error', fail);
       // A connection dropped halfway through the body: no 'end', and the reply is not the API's.
       response.on('close', () => {
