@@ -8,7 +8,7 @@
 // start-up check more than a second old), and GETs are counted from the window's start: the
 // burst of 300 must share one check. Each run has a fresh daemon and an empty store; the figure
 // is the median of the runs, and the request counts must hold in every run.
-import { apiLinkMs, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, until } from './lib/harness.mjs';
+import { apiLinkMs, cpuMsOf, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, until } from './lib/harness.mjs';
 import { announce, buttonIds, mqttClient, openWindow } from './lib/pairing-run.mjs';
 
 const BUTTONS = 300;
@@ -45,10 +45,13 @@ await runBench('bulk-pairing', async () => {
     simulator.setFaults({ latencyMs: LATENCY_MS });
     const logFrom = simulator.requestLog.length;
     const ids = buttonIds(`BULK${run}`, BUTTONS);
+    const cpuBefore = cpuMsOf(daemon.pid);
     const started = performance.now();
     await announce(client, PREFIX, ids);
     const outcomes = await window.waitForOutcomes(BUTTONS);
     const elapsed = outcomes[BUTTONS - 1].receivedAt - started;
+    // The daemon's own CPU a link (user + system, from /proc): what a slower core multiplies.
+    const cpuPerLink = (cpuMsOf(daemon.pid) - cpuBefore) / BUTTONS;
     const stats = simulator.stats();
     await window.close();
     await daemon.stop();
@@ -62,6 +65,7 @@ await runBench('bulk-pairing', async () => {
       gets: stats.subscriptionGets,
       maxInFlight: stats.maxInFlight,
       apiMs: apiLinkMs(simulator, logFrom),
+      cpuPerLink,
     });
     process.stderr.write(`bulk-pairing run ${run + 1}: ${JSON.stringify(runs.at(-1))}\n`);
   }
@@ -74,7 +78,8 @@ await runBench('bulk-pairing', async () => {
     detail:
       `median of ${RUNS} runs: ${median(runs.map((run) => run.elapsed)).toFixed(0)} ms vs ideal ${ideal} ms; ` +
       `POSTs ${runs.map((run) => run.posts).join('/')}, GETs from the window's start (cache cold) ${runs.map((run) => run.gets).join('/')}, ` +
-      `max in flight ${Math.max(...runs.map((run) => run.maxInFlight))}; the simulator's own time a POST, median ${median(runs.map((run) => run.apiMs)).toFixed(1)} ms`,
+      `max in flight ${Math.max(...runs.map((run) => run.maxInFlight))}; the simulator's own time a POST, median ${median(runs.map((run) => run.apiMs)).toFixed(1)} ms; ` +
+      `the daemon's CPU a link, median ${median(runs.map((run) => run.cpuPerLink)).toFixed(2)} ms`,
     checks: {
       'all 300 linked': every((run) => run.linked === BUTTONS),
       'exactly 300 POSTs, one per button': every((run) => run.posts === BUTTONS && run.postedOnce),

@@ -4,7 +4,7 @@
 // of 25 buttons, one at a time, a quarter of a second apart.
 import http from 'node:http';
 import path from 'node:path';
-import { apiLinkMs, CUSTOMER_ID, dist, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, tempDir } from './lib/harness.mjs';
+import { apiLinkMs, cpuMsOf, CUSTOMER_ID, dist, median, report, runBench, sleep, startDaemon, startMosquitto, startSimulator, tempDir } from './lib/harness.mjs';
 import { buttonIds, mqttClient, openWindow } from './lib/pairing-run.mjs';
 
 const BUTTONS = 25;
@@ -74,12 +74,14 @@ await runBench('latency', async () => {
 
   const window = await openWindow(daemon, 300);
   const times = [];
+  let cpuAfterWarmUp = 0;
   // One warm-up button first: the first request also opens the keep-alive connection.
   for (const deviceId of buttonIds('LAT', BUTTONS + 1)) {
     const done = linked(deviceId);
     const started = performance.now();
     client.publish(`${PREFIX}/announce`, JSON.stringify({ deviceId, rssi: -50 }));
     times.push((await done) - started);
+    if (times.length === 1) cpuAfterWarmUp = cpuMsOf(daemon.pid);
     // Buttons are pressed seconds apart, not back to back: an announcement right behind the
     // broker's PUBACK of the daemon's last state would wait on that Nagle stall too.
     await sleep(125);
@@ -87,6 +89,8 @@ await runBench('latency', async () => {
     writeTimes.push(await durableWrite());
     await sleep(125);
   }
+  // The daemon's CPU over the measured buttons, idle gaps included (a few timers): per button.
+  const cpuPerButton = (cpuMsOf(daemon.pid) - cpuAfterWarmUp) / BUTTONS;
   await window.close();
   agent.destroy();
   const measured = times.slice(1);
@@ -99,6 +103,7 @@ await runBench('latency', async () => {
       `median of ${BUTTONS}: ${median(measured).toFixed(1)} ms (min ${Math.min(...measured).toFixed(1)}, max ${Math.max(...measured).toFixed(1)}); ` +
       `the simulator's own time a POST, median ${apiLinkMs(simulator).toFixed(1)} ms, a bare http.request POST alongside ${median(bareTimes.slice(1)).toFixed(1)} ms, ` +
       `a durable write alongside ${median(writeTimes.slice(1)).toFixed(1)} ms (two are on the path); ` +
+      `the daemon's CPU a button ${cpuPerButton.toFixed(2)} ms; ` +
       `GETs during the run ${stats.subscriptionGets}`,
     checks: {
       'no entitlement GET per button (cache warm)': stats.subscriptionGets === 0,

@@ -9,7 +9,8 @@ import { describeFsError } from './fs-error-words.js';
 import { beginDurableWrite, TEMPORARY_SUFFIX, type DurableFs, type DurableWrite } from './durable-write.js';
 import { canonicalRecord, encodeHeard, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues } from './pairings-file.js';
 import type { DeviceRecord } from './record.js';
-import { deviceRecordSchema, heardSectionSchema, type HeardSection } from './schema.js';
+import { HeardChecker } from './heard-check.js';
+import { deviceRecordSchema, type HeardSection } from './schema.js';
 import { StateLock, type LockTakeover } from './state-lock.js';
 
 export interface PairingStoreOptions {
@@ -66,6 +67,7 @@ export class PairingStore {
   readonly #fs: DurableFs | undefined;
   readonly #entries = new Map<string, Entry>();
   #heard: HeardEntry | undefined;
+  readonly #heardChecker = new HeardChecker();
   /** deviceIds of #entries in code-unit order, kept sorted so a write never sorts the store. */
   #ids: string[];
   #queue: Change[] = [];
@@ -144,10 +146,10 @@ export class PairingStore {
    */
   async saveHeard(section: HeardSection): Promise<void> {
     this.#assertWritable();
-    const parsed = heardSectionSchema.safeParse(section);
-    if (!parsed.success) throw new PanicPairError('store', `refusing to store the heard times: ${summarizeIssues(parsed.error)}`);
+    const checked = this.#heardChecker.check(section);
+    if (!checked.ok) throw new PanicPairError('store', `refusing to store the heard times: ${checked.problem}`);
     await new Promise<boolean>((settle, fail) => {
-      this.#queue.push({ deviceId: '', entry: null, heard: { section: parsed.data, json: encodeHeard(parsed.data) }, settle, fail });
+      this.#queue.push({ deviceId: '', entry: null, heard: { section: checked.section, json: checked.json }, settle, fail });
       this.#writing ??= this.#drain();
     });
   }

@@ -78,9 +78,14 @@ export function encodePairingsFile(encodedRecords: readonly string[], encodedHea
 /** `heard` with one button a line, in deviceId order. */
 export function encodeHeard(heard: HeardSection): string {
   const ids = Object.keys(heard.devices).sort();
-  const lines = ids.map((id) => `${JSON.stringify(id)}: ${JSON.stringify(heard.devices[id])}`);
+  return encodeHeardEntries(heard.savedAt, ids.map((id) => [id, JSON.stringify(heard.devices[id])]));
+}
+
+/** The same from entries already encoded, given in deviceId order. */
+export function encodeHeardEntries(savedAt: string, entries: Iterable<readonly [string, string]>): string {
+  const lines = Array.from(entries, ([id, json]) => `${JSON.stringify(id)}: ${json}`);
   const devices = lines.length === 0 ? '{}' : `{\n      ${lines.join(',\n      ')}\n    }`;
-  return `{\n    "savedAt": ${JSON.stringify(heard.savedAt)},\n    "devices": ${devices}\n  }`;
+  return `{\n    "savedAt": ${JSON.stringify(savedAt)},\n    "devices": ${devices}\n  }`;
 }
 
 export function summarizeIssues(error: z.ZodError, shown = 3): string {

@@ -304,8 +304,12 @@ export class Supervisor {
     if (this.#savePending) return;
     this.#savePending = true;
     const previous = this.#saving;
+    // A turn later: what asked for the save (a new link) has its retained `linked` state on its
+    // way to the broker before the save's encoding and file work begin (issue 36).
+    const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
     this.#saving = (async () => {
       await previous;
+      await nextTurn;
       this.#savePending = false;
       await this.#save();
     })();
