@@ -22,7 +22,7 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
     throw new PanicPairError('usage', '--prometheus is one reading, not a stream: run it from cron or a scrape, without --watch');
   }
   const nodes = centralSettingsOf(options);
-  if (options.watch === true) return fromFirstAnswering(nodes, (node) => watch(options, node));
+  if (options.watch === true) return watch(options, nodes);
   const { rows, end, at } = await fromFirstAnswering(nodes, readFleet);
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
@@ -34,14 +34,14 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
   process.exitCode = allHealthy ? EXIT.ok : EXIT.failure;
 }
 
-async function watch(options: FleetOptions, settings: CentralSettings): Promise<void> {
+async function watch(options: FleetOptions, nodes: readonly CentralSettings[]): Promise<void> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     await watchFleet(
-      settings,
+      nodes,
       {
         row: (row, now) => printLine(options.json === true ? JSON.stringify({ at: new Date(now).toISOString(), ...row }) : `${clock(now)} ${rowLine(row)}`),
         note: (text) => process.stderr.write(`panic-pair: ${text}\n`),
