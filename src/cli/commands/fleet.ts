@@ -28,10 +28,9 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
   if (options.json === true) writeJsonRows(rows, (text) => process.stdout.write(text));
-  else if (options.prometheus === true) process.stdout.write(prometheusText(rows, at));
-  else process.stdout.write(fleetTable(rows));
-  const allHealthy = rows.length > 0 && rows.every((row) => row.state === 'healthy');
-  process.exitCode = allHealthy ? EXIT.ok : EXIT.failure;
+  else if (options.prometheus === true) process.stdout.write(prometheusText(rows.slice(), at));
+  else process.stdout.write(fleetTable(rows.slice()));
+  process.exitCode = rows.allHealthy ? EXIT.ok : EXIT.failure;
 }
 
 async function watch(options: FleetOptions, nodes: readonly CentralSettings[]): Promise<void> {
