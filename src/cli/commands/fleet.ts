@@ -23,7 +23,7 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
   }
   const nodes = centralSettingsOf(options);
   if (options.watch === true) return watch(options, nodes);
-  const { rows, end, at } = await fromFirstAnswering(nodes, readFleet);
+  const { rows, end, at } = await fromFirstAnswering(nodes, readFleet, (text) => process.stderr.write(`panic-pair: ${text}\n`));
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
