@@ -3,7 +3,7 @@ import { centralSettingsOf, type CentralFlags, type CentralSettings } from '../.
 import { READ_LIMIT_MS } from '../../fleet/central-reader.js';
 import { fleetTable, rowLine } from '../../fleet/fleet-text.js';
 import { fromFirstAnswering } from '../../fleet/first-answering.js';
-import { writeJsonRows } from '../../fleet/fleet-json.js';
+import { writeJsonRows, writeWaiting } from '../../fleet/fleet-json.js';
 import { readFleet } from '../../fleet/fleet-snapshot.js';
 import { watchFleet } from '../../fleet/fleet-watch.js';
 import { prometheusText } from '../../fleet/prometheus.js';
@@ -27,7 +27,7 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
-  if (options.json === true) writeJsonRows(rows, (text) => process.stdout.write(text));
+  if (options.json === true) await writeJsonRows(rows, writeWaiting(process.stdout));
   else if (options.prometheus === true) process.stdout.write(prometheusText(rows.slice(), at));
   else process.stdout.write(fleetTable(rows.slice()));
   process.exitCode = rows.allHealthy ? EXIT.ok : EXIT.failure;
