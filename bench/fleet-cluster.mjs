@@ -146,6 +146,9 @@ await runBench(
       retainedMessages: HUBS * 3,
       seed: { seconds: round(seed.seconds, 1), perSecond: Math.round((HUBS * 3) / seed.seconds), reconnects: seed.reconnects },
       runsSeconds: runs.map((run) => round(run.seconds)),
+      // Each run's own peak, and what it said on stderr: a node passed over (NATS cut it as a
+      // slow consumer, say) means a second read, and its peak is not a single read's.
+      runs: runs.map((run) => ({ seconds: round(run.seconds), peakRss: mb(run.peak), stderr: run.stderr.trim().slice(0, 300) })),
       medianSeconds: round(seconds),
       peakRss: mb(peak),
       floor: { seconds: round(floor.seconds), peakRss: mb(floor.peak) },

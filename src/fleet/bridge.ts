@@ -96,12 +96,21 @@ function protocolDirectives(protocol: CentralProtocol | undefined): Directive[] 
 }
 
 /**
- * `<prefix>/#` out, at QoS 1, the prefix replaced by `hubs/<hub-id>/`. To a 3.1.1-only cluster
- * (NATS Server) only the two topics `fleet` reads: 2.9 cuts the connection of a publish with a
- * `.` in its topic, and a button's id may hold one (`<prefix>/devices/<id>/...`).
+ * What a bridge to a 3.1.1-only cluster (NATS Server) carries: the daemon's own topics whose
+ * names are fixed, so can never hold a `.`. NATS 2.9 closes the connection of a client that
+ * publishes a topic with a `.` or a space ("characters ' ' and '.' not supported for MQTT
+ * topics"), and a button's id may hold a `.` (src/device-id.ts): one such button's
+ * `<prefix>/devices/<id>` would cut the whole bridge, its health with it, at every reconnect. A
+ * mosquitto bridge only swaps a topic's prefix, it cannot rewrite characters within it, so those
+ * topics are refused rather than mapped; the hub's broker still has them.
  */
-function carried(protocol: CentralProtocol | undefined): string[] {
-  return protocol === 'mqttv311' ? ['health', 'status'] : ['#'];
+export const CLUSTER_CARRIED = ['health', 'status', 'entitlement'] as const;
+/** The topics below `<prefix>/` a 3.1.1-only cluster is not sent, as the printed file names them. */
+export const CLUSTER_LEFT = ['devices/<id> (with its availability and supervision)', 'announce'] as const;
+
+/** `<prefix>/#` out, at QoS 1, the prefix replaced by `hubs/<hub-id>/`; to NATS Server, fewer. */
+function carried(protocol: CentralProtocol | undefined): readonly string[] {
+  return protocol === 'mqttv311' ? CLUSTER_CARRIED : ['#'];
 }
 
 /** mosquitto.conf text for /etc/mosquitto/conf.d/. */
@@ -109,9 +118,20 @@ export function renderBridge(fields: BridgeFields): string {
   const header = [
     `# panic-pair: this hub's ${fields.prefix}/ topics, carried to ${centralWords(fields)} under ${centralPrefix(fields.hubId)}`,
     '# Made by `panic-pair bridge-config`: run it again rather than edit this file.',
+    ...(fields.protocol === 'mqttv311' ? leftWords(fields.prefix) : []),
   ];
   const lines = directives(fields).map(([key, ...values]) => [key, ...values.map(String)].join(' '));
   return `${[...header, ...lines].join('\n')}\n`;
+}
+
+/** Said in the file itself, where whoever reads the bridge later will look. */
+function leftWords(prefix: string): string[] {
+  return [
+    `# --central-protocol mqttv311 (NATS Server): only ${CLUSTER_CARRIED.map((topic) => `${prefix}/${topic}`).join(', ')} are carried.`,
+    `# Not carried: ${CLUSTER_LEFT.map((topic) => `${prefix}/${topic}`).join(', ')}. NATS Server 2.9 cuts the`,
+    "# connection of a publish whose topic holds a '.', a button's id may hold one, and a bridge cannot",
+    "# rewrite it: refused rather than mapped. `panic-pair fleet` reads only health, status and the bridge's state.",
+  ];
 }
 
 function centralWords(fields: BridgeFields): string {

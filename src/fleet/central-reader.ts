@@ -57,7 +57,20 @@ export async function openCentral(settings: CentralSettings, onMessage: (message
   let count = 0;
   let markerBack = false;
   let lost = false;
-  client.once('close', () => (lost = true));
+  // mqtt.js never calls back a QoS 1 publish whose connection closed (it keeps it to send again):
+  // everything awaited here is raced with this, or a reader cut off would wait on nothing, Node
+  // would find nothing left to run, and `fleet` would exit 0 having printed nothing.
+  const closed = new Promise<false>((resolve) =>
+    client.once('close', () => {
+      lost = true;
+      resolve(false);
+    }),
+  );
+  const lostError = (): PanicPairError =>
+    new PanicPairError(
+      'config',
+      `the central broker at ${settings.address} closed the connection while sending its retained messages: check its log, and --central (NATS Server cuts a reader that takes longer than its write_deadline, 10 s by default, to take them: "Slow Consumer Detected"; raise it for a fleet this size, or run the reader where it has a CPU to itself)`,
+    );
   // Errors end in `close`, which says what matters here; an unheard `error` would throw.
   client.on('error', () => undefined);
   client.on('message', (topic, payload, packet) => {
@@ -75,15 +88,17 @@ export async function openCentral(settings: CentralSettings, onMessage: (message
   let markerSubscribed: boolean;
   try {
     // The marker's subscription first, so it is in place before the marker is published.
-    markerSubscribed = !isRefusal((await subscribeCodes(connection, [marker]))[0]);
-    await subscribeAll(connection, FLEET_FILTERS, settings.address);
+    const orLost = <T>(step: Promise<T>): Promise<T> => Promise.race([step, closed.then((): never => { throw lostError(); })]);
+    markerSubscribed = !isRefusal((await orLost(subscribeCodes(connection, [marker])))[0]);
+    await orLost(subscribeAll(connection, FLEET_FILTERS, settings.address));
   } catch (error) {
     await close();
-    throw error;
+    // A subscription cut short by a closed connection is not refused (mqtt.js calls it back with an error).
+    throw lost ? lostError() : error;
   }
   const markerAccepted = !markerSubscribed
     ? Promise.resolve(false)
-    : new Promise<boolean>((resolve) => client.publish(marker, 'read', { qos: 1 }, (error) => resolve(error === undefined || error === null)));
+    : Promise.race([closed, new Promise<boolean>((resolve) => client.publish(marker, 'read', { qos: 1 }, (error) => resolve(error === undefined || error === null)))]);
   const retainedRead = (async (): Promise<RetainedEnd> => {
     const accepted = await markerAccepted;
     for (;;) {
@@ -91,7 +106,7 @@ export async function openCentral(settings: CentralSettings, onMessage: (message
       const end = (by: RetainedEnd['by']): RetainedEnd => ({ by, count, ms: Math.round(now - started) });
       const quiet = now - lastRetained;
       if (markerBack && quiet >= SETTLE_MS) return end('marker');
-      if (lost) throw new PanicPairError('config', `the central broker at ${settings.address} closed the connection while sending its retained messages: check its log, and --central`);
+      if (lost) throw lostError();
       if (quiet >= (accepted ? MARKER_GRACE_MS : QUIET_MS)) return end('quiet');
       if (now - started >= READ_LIMIT_MS) return end('limit');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));

@@ -6,15 +6,24 @@ import type { CentralSettings } from './central-input.js';
 // passed over; when none answers, that is the answer: exit 2 naming every address tried, and no
 // rows, since rows from a part of a cluster could call a hub healthy or offline wrongly.
 
-/** `read` on the first node that answers; one node's failure is thrown as it is. */
-export async function fromFirstAnswering<T>(nodes: readonly CentralSettings[], read: (node: CentralSettings) => Promise<T>): Promise<T> {
+/**
+ * `read` on the first node that answers; one node's failure is thrown as it is. `passed` hears
+ * each node passed over while another may still answer, so an operator learns of a sick node
+ * even when the fleet was read.
+ */
+export async function fromFirstAnswering<T>(
+  nodes: readonly CentralSettings[],
+  read: (node: CentralSettings) => Promise<T>,
+  passed: (text: string) => void = () => undefined,
+): Promise<T> {
   const failures: string[] = [];
-  for (const node of nodes) {
+  for (const [at, node] of nodes.entries()) {
     try {
       return await read(node);
     } catch (error) {
       if (nodes.length === 1 || !(error instanceof PanicPairError)) throw error;
       failures.push(`${node.address}: ${error.message}`);
+      if (at < nodes.length - 1) passed(`${node.address} could not be read, so the next node is: ${error.message}`);
     }
   }
   const tried = nodes.map((node) => node.address).join(', ');

@@ -27,16 +27,40 @@ export interface HubFacts {
 /** The most of a bad payload shown back, so a hostile one cannot fill a screen. */
 const SHOWN_BYTES = 40;
 
-function word<T extends string>(payload: Buffer, words: Record<string, T>): Word<T> {
-  const text = payload.toString('utf8');
-  const value = Object.hasOwn(words, text) ? words[text] : undefined;
-  if (value !== undefined) return { ok: true, value };
-  const shown = JSON.stringify(text.length > SHOWN_BYTES ? `${text.slice(0, SHOWN_BYTES)}...` : text);
-  return { ok: false, why: payload.length > SHOWN_BYTES ? `${shown} (${payload.length} bytes)` : shown };
+interface KnownWord<T extends string> {
+  reading: Word<T>;
+  /** The word as a retained copy says it (its time unknown). */
+  retained: Fact<Word<T>>;
 }
 
-const STATUS_WORDS = { online: 'online', offline: 'offline' } as const;
-const BRIDGE_WORDS = { '1': 'up', '0': 'down' } as const;
+/**
+ * Each word's reading and retained fact, one object each for the whole fleet rather than two a
+ * hub: for 100,000 hubs' status and bridge, four objects rather than 400,000 (docs/performance.md,
+ * "A fleet on a NATS cluster"). Frozen, since they are shared.
+ */
+function known<T extends string>(words: Record<string, T>): Map<string, KnownWord<T>> {
+  const byText = new Map<string, KnownWord<T>>();
+  for (const [text, value] of Object.entries(words)) {
+    const reading: Word<T> = Object.freeze({ ok: true, value });
+    byText.set(text, { reading, retained: Object.freeze({ reading, changedAt: null }) });
+  }
+  return byText;
+}
+
+const STATUS_WORDS = known<'online' | 'offline'>({ online: 'online', offline: 'offline' });
+const BRIDGE_WORDS = known<'up' | 'down'>({ '1': 'up', '0': 'down' });
+
+function wordFact<T extends string>(before: Fact<Word<T>> | undefined, payload: Buffer, words: Map<string, KnownWord<T>>, changedAt: number | null): Fact<Word<T>> {
+  const text = payload.toString('utf8');
+  const entry = words.get(text);
+  if (entry === undefined) {
+    const shown = JSON.stringify(text.length > SHOWN_BYTES ? `${text.slice(0, SHOWN_BYTES)}...` : text);
+    return { reading: { ok: false, why: payload.length > SHOWN_BYTES ? `${shown} (${payload.length} bytes)` : shown }, changedAt };
+  }
+  // The same word said again keeps the time it first changed to it (readings are shared).
+  if (before?.reading === entry.reading) return before;
+  return changedAt === null ? entry.retained : { reading: entry.reading, changedAt };
+}
 
 export class FleetFacts {
   readonly hubs = new Map<string, HubFacts>();
@@ -51,24 +75,20 @@ export class FleetFacts {
     const { hubId, kind } = where;
     let hub = this.hubs.get(hubId);
     if (hub === undefined) {
-      hub = { hubId, validId: isHubId(hubId) };
+      // Every field from the start, and none deleted: the object keeps one shape, its fields
+      // inside it, rather than a second store for the fields added later.
+      hub = { hubId, validId: isHubId(hubId), health: undefined, status: undefined, bridge: undefined };
       this.hubs.set(hubId, hub);
     }
     if (payload.length === 0) {
-      delete hub[kind];
+      hub[kind] = undefined;
       if (hub.health === undefined && hub.status === undefined && hub.bridge === undefined) this.hubs.delete(hubId);
       return hubId;
     }
     const changedAt = live ? now : null;
     if (kind === 'health') hub.health = { reading: readHealth(payload), changedAt };
-    else if (kind === 'status') hub.status = keepSince(hub.status, word(payload, STATUS_WORDS), changedAt);
-    else hub.bridge = keepSince(hub.bridge, word(payload, BRIDGE_WORDS), changedAt);
+    else if (kind === 'status') hub.status = wordFact(hub.status, payload, STATUS_WORDS, changedAt);
+    else hub.bridge = wordFact(hub.bridge, payload, BRIDGE_WORDS, changedAt);
     return hubId;
   }
-}
-
-/** The same word said again keeps the time it first changed to it. */
-function keepSince<T extends string>(before: Fact<Word<T>> | undefined, reading: Word<T>, changedAt: number | null): Fact<Word<T>> {
-  const same = before !== undefined && before.reading.ok && reading.ok && before.reading.value === reading.value;
-  return same ? before : { reading, changedAt };
 }

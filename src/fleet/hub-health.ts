@@ -33,21 +33,52 @@ const healthSchema = z.object({
   buttons: buttonCounts.optional(),
 });
 
+/**
+ * What a row needs of a health, all a reader keeps of it a hub: `ble`, `mqtt` and `devices` are
+ * checked (a health that breaks them is unreadable) but not kept. 100,000 hubs' health is held at
+ * once, so what many hubs say alike (a version, no problem, the same button counts) is kept once,
+ * shared and frozen (docs/performance.md, "A fleet on a NATS cluster").
+ */
 export interface HubHealth {
   version: string;
   healthy: boolean;
-  problems: string[];
-  ble: string;
-  mqtt: string;
-  devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
+  problems: readonly string[];
   uptimeSeconds: number;
   at: string;
   /** Wall-clock milliseconds of `at`. */
   atMs: number;
-  buttons?: ButtonCounts;
+  buttons?: Readonly<ButtonCounts>;
 }
 
 export type HealthReading = { ok: true; health: HubHealth } | { ok: false; why: string };
+
+export const NO_PROBLEMS: readonly string[] = Object.freeze([]);
+
+/**
+ * One copy of each value many hubs share, by its key. Bounded, since a value is whatever a hub
+ * (or anyone allowed to publish there) sent: past the bound, values are kept as they came.
+ */
+class OneCopy<T> {
+  readonly #byKey = new Map<string, T>();
+  constructor(readonly bound: number) {}
+
+  of(key: string, value: T): T {
+    const known = this.#byKey.get(key);
+    if (known !== undefined) return known;
+    if (this.#byKey.size < this.bound) this.#byKey.set(key, value);
+    return value;
+  }
+}
+
+/** A fleet runs a few versions. */
+const versions = new OneCopy<string>(1_000);
+/** Hubs have a few buttons each, most of them online: few distinct counts in a fleet. */
+const countsSeen = new OneCopy<Readonly<ButtonCounts>>(10_000);
+
+function sharedButtons(buttons: ButtonCounts): Readonly<ButtonCounts> {
+  const { linked, online, missing, unknown, unsupervised, batteryLow } = buttons;
+  return countsSeen.of(`${linked} ${online} ${missing} ${unknown} ${unsupervised} ${batteryLow}`, Object.freeze(buttons));
+}
 
 /** The health, or in a few words why it cannot be read ("not JSON", "problems: expected array"). */
 export function readHealth(payload: Buffer): HealthReading {
@@ -60,6 +91,15 @@ export function readHealth(payload: Buffer): HealthReading {
     const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
     return { ok: false, why: `${where}${issue?.message ?? 'not a health'}` };
   }
-  const { buttons, ...rest } = parsed.data;
-  return { ok: true, health: { ...rest, atMs: Date.parse(rest.at), ...(buttons === undefined ? {} : { buttons }) } };
+  const { version, healthy, problems, uptimeSeconds, at, buttons } = parsed.data;
+  const health: HubHealth = {
+    version: versions.of(version, version),
+    healthy,
+    problems: problems.length === 0 ? NO_PROBLEMS : problems,
+    uptimeSeconds,
+    at,
+    atMs: Date.parse(at),
+  };
+  if (buttons !== undefined) health.buttons = sharedButtons(buttons);
+  return { ok: true, health };
 }

@@ -1,6 +1,6 @@
 import type { ButtonCounts } from '../supervision/types.js';
 import type { HubFacts } from './hub-facts.js';
-import type { HubHealth } from './hub-health.js';
+import { NO_PROBLEMS, type HubHealth } from './hub-health.js';
 import { clockTime, durationWords, shownId } from './words.js';
 
 // One row a hub, from what the central broker said about it (CONTRACT.md section 16), and the
@@ -36,8 +36,8 @@ export interface HubRow {
   /** The words an operator needs: "its bridge went down 14:02", the hub's problems. */
   reason: string;
   version: string | null;
-  buttons: ButtonCounts | null;
-  problems: string[];
+  buttons: Readonly<ButtonCounts> | null;
+  problems: readonly string[];
   /** The last readable health's `at`. */
   healthAt: string | null;
   uptimeSeconds: number | null;
@@ -62,7 +62,7 @@ export function rowOf(hub: HubFacts, now: number): HubRow {
     ...verdict,
     version: health?.version ?? null,
     buttons: health?.buttons ?? null,
-    problems: health?.problems ?? [],
+    problems: health?.problems ?? NO_PROBLEMS,
     healthAt: health?.at ?? null,
     uptimeSeconds: health?.uptimeSeconds ?? null,
     daemon,

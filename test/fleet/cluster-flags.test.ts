@@ -6,7 +6,8 @@ import { fleet } from '../support/fleet-reader.js';
 
 // `--central URL,URL,...` and `--central-protocol` (CONTRACT.md section 16, the central side on a
 // cluster): the bridge lists every node, turned by the hub id; a 3.1.1-only cluster (NATS Server)
-// gets a plain 3.1.1 bridge carrying the two topics `fleet` reads; the refusals name their flag.
+// gets a plain 3.1.1 bridge carrying the topics that cannot hold a '.' (NATS 2.9 cuts a publish
+// with one); the refusals name their flag.
 
 const NODES = ['mqtt://10.0.0.1:1883', 'mqtt://10.0.0.2:1883', 'mqtt://10.0.0.3:1883'];
 const CLUSTER = ['--central', NODES.join(',')];
@@ -60,18 +61,24 @@ describe('bridge-config for a cluster', () => {
     expect(firsts.size).toBeGreaterThan(1);
   });
 
-  it('--central-protocol mqttv311: plain 3.1.1 (try_private false), carrying health and status only', async () => {
+  it("--central-protocol mqttv311: plain 3.1.1 (try_private false), carrying only the topics that cannot hold a '.', and saying so", async () => {
     const printed = await bridgeConfig([...CLUSTER, '--central-protocol', 'mqttv311', '--hub-id', 'hub-1'], { PANIC_PAIR_MQTT_PREFIX: 'pp' });
     expect(printed.code, printed.stderr).toBe(0);
     expect(valuesOf(printed.stdout, 'bridge_protocol_version')).toEqual(['mqttv311']);
     expect(valuesOf(printed.stdout, 'try_private')).toEqual(['false']);
-    expect(valuesOf(printed.stdout, 'topic')).toEqual(['health out 1 pp/ hubs/hub-1/', 'status out 1 pp/ hubs/hub-1/']);
+    expect(valuesOf(printed.stdout, 'topic')).toEqual(['health out 1 pp/ hubs/hub-1/', 'status out 1 pp/ hubs/hub-1/', 'entitlement out 1 pp/ hubs/hub-1/']);
+    // The refusal said in the file and to whoever runs the command.
+    expect(printed.stdout).toMatch(/^# Not carried: pp\/devices\/<id> \(with its availability and supervision\), pp\/announce\./m);
+    expect(printed.stdout).toMatch(/refused rather than mapped/);
+    expect(printed.stderr).toMatch(/carries only health, status, entitlement, not the devices' topics/);
     expect(valuesOf(printed.stdout, 'notification_topic')).toEqual(['hubs/hub-1/bridge/state']);
   });
 
   it('--central-protocol mqttv5: an MQTT 5 bridge carrying <prefix>/#', async () => {
     const printed = await bridgeConfig(['--central', 'mqtt://10.0.0.1', '--central-protocol', 'mqttv5', '--hub-id', 'hub-1']);
     expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stderr).toBe('');
+    expect(printed.stdout).not.toMatch(/Not carried/);
     expect(valuesOf(printed.stdout, 'bridge_protocol_version')).toEqual(['mqttv50']);
     expect(valuesOf(printed.stdout, 'try_private')).toEqual([]);
     expect(valuesOf(printed.stdout, 'round_robin')).toEqual([]);

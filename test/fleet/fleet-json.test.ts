@@ -14,10 +14,12 @@ function row(i: number): HubRow {
 
 describe('writeJsonRows', () => {
   for (const count of [0, 1, 499, 500, 501, 1_234]) {
-    it(`${count} rows: the same text as one JSON.stringify`, () => {
+    it(`${count} rows: the same text as one JSON.stringify`, async () => {
       const rows = Array.from({ length: count }, (_, i) => row(i));
       const parts: string[] = [];
-      writeJsonRows(rows, (text) => parts.push(text));
+      await writeJsonRows(rows, (text) => {
+        parts.push(text);
+      });
       expect(parts.join('')).toBe(`${JSON.stringify(rows, null, 2)}\n`);
       expect(parts.length).toBe(Math.max(1, Math.ceil(count / 500)));
     });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { turnedFor } from '../../src/fleet/central-addresses.js';
 import type { HubRow } from '../../src/fleet/hub-row.js';
 import { startBridgedHub, type BridgedHub } from '../support/bridged-hub.js';
-import { fleet } from '../support/fleet-reader.js';
+import { fleet, watchFleet, type FleetWatch } from '../support/fleet-reader.js';
 import { findExecutable } from '../support/installed.js';
 import { startNatsCluster, type NatsCluster, type NatsNode } from '../support/nats-cluster.mjs';
 import { waitFor } from '../support/wait.js';
@@ -48,7 +48,9 @@ describe.skipIf(nats === undefined || findExecutable('mosquitto') === undefined)
     cluster = await startNatsCluster(nats!);
     for (const hubId of HUBS) hubs.push(await startBridgedHub({ address: cluster.addresses() }, hubId, { prefix: PREFIX, bridgeArgs: PROTOCOL }));
   }, 120_000);
+  let watch: FleetWatch | undefined;
   afterAll(async () => {
+    await watch?.stop('SIGKILL');
     for (const hub of hubs) await hub.close();
     await cluster?.stop();
   });
@@ -61,6 +63,13 @@ describe.skipIf(nats === undefined || findExecutable('mosquitto') === undefined)
     // The node hub-a's bridge starts on, so that its bridge must move and its news come by another node.
     const firstOfA = turnedFor('hub-a', cluster.nodes)[0]!;
     const others = cluster.nodes.filter((node) => node !== firstOfA);
+    // A watch reading from that node (first in its list): it must move to the next that answers.
+    watch = watchFleet(['--central', cluster.addresses([firstOfA, ...others]), ...PROTOCOL]);
+    await waitFor(() => HUBS.every((hub) => watch!.rows().some((row) => row.hub === hub && row.state === 'healthy')), {
+      timeoutMs: MOVED_WITHIN_MS,
+      what: `--watch's first rows, every hub healthy (${watch.stderr()})`,
+    });
+    const printedBefore = watch.rows().length;
     await cluster.kill(firstOfA);
     // At once: every hub still listed by the two nodes left, with its last health (the dead node
     // never sends the will of a bridge it carried, so no hub turns offline by it).
@@ -82,7 +91,18 @@ describe.skipIf(nats === undefined || findExecutable('mosquitto') === undefined)
     for (const node of others) {
       await until(cluster, [node], `hub-a offline on ${node.name}`, (seen) => seen.size === HUBS.length && seen.get('hub-a')?.state === 'offline');
     }
-  }, MOVED_WITHIN_MS + 120_000);
+    // The watch moved to a node left, said so, and goes on: hub-a's daemon seen offline, and no
+    // other hub lost or turned offline by the move.
+    expect(watch.stderr()).toContain(`lost the central broker at ${firstOfA.address}`);
+    await waitFor(() => others.some((node) => watch!.stderr().includes(`reading from the central broker at ${node.address} now, in place of ${firstOfA.address}`)), {
+      timeoutMs: MOVED_WITHIN_MS,
+      what: `--watch on another node (${watch.stderr()})`,
+    });
+    await waitFor(() => watch!.rows().find((row) => row.hub === 'hub-a' && row.cause === 'daemon-offline'), { timeoutMs: MOVED_WITHIN_MS, what: `hub-a offline in --watch (${watch.stderr()})` });
+    const after = watch.rows().slice(printedBefore);
+    expect(after.filter((row) => row.hub !== 'hub-a')).toEqual([]);
+    expect(await watch.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  }, 2 * MOVED_WITHIN_MS + 120_000);
 
   it('the killed node, started again, catches up', async () => {
     const node = turnedFor('hub-a', cluster.nodes)[0]!;

@@ -3,7 +3,7 @@ import { centralSettingsOf, type CentralFlags, type CentralSettings } from '../.
 import { READ_LIMIT_MS } from '../../fleet/central-reader.js';
 import { fleetTable, rowLine } from '../../fleet/fleet-text.js';
 import { fromFirstAnswering } from '../../fleet/first-answering.js';
-import { writeJsonRows } from '../../fleet/fleet-json.js';
+import { writeJsonRows, writeWaiting } from '../../fleet/fleet-json.js';
 import { readFleet } from '../../fleet/fleet-snapshot.js';
 import { watchFleet } from '../../fleet/fleet-watch.js';
 import { prometheusText } from '../../fleet/prometheus.js';
@@ -22,26 +22,25 @@ export async function fleetCommand(options: FleetOptions): Promise<void> {
     throw new PanicPairError('usage', '--prometheus is one reading, not a stream: run it from cron or a scrape, without --watch');
   }
   const nodes = centralSettingsOf(options);
-  if (options.watch === true) return fromFirstAnswering(nodes, (node) => watch(options, node));
-  const { rows, end, at } = await fromFirstAnswering(nodes, readFleet);
+  if (options.watch === true) return watch(options, nodes);
+  const { rows, end, at } = await fromFirstAnswering(nodes, readFleet, (text) => process.stderr.write(`panic-pair: ${text}\n`));
   if (end.by === 'limit') {
     process.stderr.write(`panic-pair: the central broker was still sending retained messages after ${READ_LIMIT_MS / 1000} s; the rows may be incomplete\n`);
   }
-  if (options.json === true) writeJsonRows(rows, (text) => process.stdout.write(text));
-  else if (options.prometheus === true) process.stdout.write(prometheusText(rows, at));
-  else process.stdout.write(fleetTable(rows));
-  const allHealthy = rows.length > 0 && rows.every((row) => row.state === 'healthy');
-  process.exitCode = allHealthy ? EXIT.ok : EXIT.failure;
+  if (options.json === true) await writeJsonRows(rows, writeWaiting(process.stdout));
+  else if (options.prometheus === true) process.stdout.write(prometheusText(rows.slice(), at));
+  else process.stdout.write(fleetTable(rows.slice()));
+  process.exitCode = rows.allHealthy ? EXIT.ok : EXIT.failure;
 }
 
-async function watch(options: FleetOptions, settings: CentralSettings): Promise<void> {
+async function watch(options: FleetOptions, nodes: readonly CentralSettings[]): Promise<void> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
     await watchFleet(
-      settings,
+      nodes,
       {
         row: (row, now) => printLine(options.json === true ? JSON.stringify({ at: new Date(now).toISOString(), ...row }) : `${clock(now)} ${rowLine(row)}`),
         note: (text) => process.stderr.write(`panic-pair: ${text}\n`),
