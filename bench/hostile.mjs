@@ -12,8 +12,9 @@
 //
 // --snapshots: a V8 heap snapshot of the daemon at the attack's end and at the end of the rest, in
 // DIR (open them in Chrome's DevTools, Memory tab); they take seconds and skew the RSS figures.
-// BENCH_DAEMON_NODE_ARGS tries a V8 setting (e.g. --max-semi-space-size=1), MALLOC_ARENA_MAX set
-// here is passed to the daemon. Opt-in (not in `npm run bench`): it runs for minutes. Bounded in
+// The daemon runs with the node options its unit gives it (systemd/panic-pair.service's
+// NODE_OPTIONS), as on a hub; BENCH_DAEMON_NODE_ARGS tries another V8 setting instead (e.g.
+// --max-semi-space-size=1, or '' for none), MALLOC_ARENA_MAX set here is passed to the daemon. Opt-in (not in `npm run bench`): it runs for minutes. Bounded in
 // time, loopback only. Run `npm run build` first.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,13 @@ import { seed } from './lib/hostile-random.mjs';
 import { attackSocket } from './lib/hostile-socket.mjs';
 import { memorySplit, PROBE, watchRss } from './lib/memory-watch.mjs';
 import { announce, buttonIds, mqttClient, openWindow } from './lib/pairing-run.mjs';
+
+// What the unit runs node with, unless the run asks for something else.
+if (process.env.BENCH_DAEMON_NODE_ARGS === undefined) {
+  const unit = readFileSync(path.join(import.meta.dirname, '..', 'systemd', 'panic-pair.service'), 'utf8');
+  const options = /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1];
+  if (options !== undefined) process.env.BENCH_DAEMON_NODE_ARGS = options;
+}
 
 const SIDES = ['mqtt', 'socket', 'page', 'api'];
 const { values } = parseArgs({
