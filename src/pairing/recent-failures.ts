@@ -5,6 +5,8 @@
 // (issue 36). A failure matters only for the longest cool-down (30 s); past the cap the oldest
 // failure goes first, the one whose cool-down ends first.
 
+import { setNewest } from '../newest-kept.js';
+
 /** Failures within the cool-down that a real shop produces are a handful; 1,024 is far above. */
 export const RECENT_FAILURES_KEPT = 1024;
 
@@ -27,8 +29,7 @@ export class RecentFailures {
   }
 
   failed(deviceId: string, at: number): void {
-    if (!this.#at.delete(deviceId) && this.#at.size >= this.#capacity) this.#at.delete(this.#at.keys().next().value!);
-    this.#at.set(deviceId, at);
+    setNewest(this.#at, deviceId, at, this.#capacity);
   }
 
   /** A link, or a `forget`: its failure no longer holds anything back. */

@@ -3,6 +3,7 @@
 // heard report, with its battery (CONTRACT.md section 17). Bounded, so a flood of made-up ids
 // costs a map entry each and pushes out only the oldest.
 import type { Sighting } from '../discovery/sighting.js';
+import { setNewest } from '../newest-kept.js';
 
 /** Buttons being linked at once, with room to spare: a pairing window in a busy shop. */
 export const LATEST_REPORTS_KEPT = 256;
@@ -20,12 +21,7 @@ export class LatestReports {
   }
 
   remember(sighting: Sighting): void {
-    const reports = this.#reports;
-    // Deleted first, so the Map's order stays oldest first.
-    if (!reports.delete(sighting.deviceId) && reports.size >= this.#capacity) {
-      reports.delete(reports.keys().next().value!);
-    }
-    reports.set(sighting.deviceId, sighting);
+    setNewest(this.#reports, sighting.deviceId, sighting, this.#capacity);
   }
 
   /** The latest report of the button, forgotten here once taken. */
