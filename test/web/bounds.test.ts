@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
-import { pageSettings, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
+import { describe, expect, it } from 'vitest';
+import type { DaemonHarness } from '../support/daemon-harness.js';
+import { servePageForFile } from '../support/page-daemon.js';
+import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT } from '../../src/web/request-bounds.js';
 import { openRaw, statusOf } from './raw-connection.js';
 
@@ -11,14 +12,7 @@ import { openRaw, statusOf } from './raw-connection.js';
 let harness: DaemonHarness;
 let page: PageSettings;
 
-beforeAll(async () => {
-  page = await pageSettings();
-  harness = await startHarness({ env: page.env });
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-});
+servePageForFile((served) => ({ harness, page } = served));
 
 function head(lines: string[]): string {
   return `${[...lines, `Host: 127.0.0.1:${page.port}`].join('\r\n')}\r\n\r\n`;

@@ -1,22 +1,16 @@
 import { request, type IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { describe, expect, it } from 'vitest';
+import { postsFor, type DaemonHarness } from '../support/daemon-harness.js';
+import { servePageForFile } from '../support/page-daemon.js';
 import { waitFor } from '../support/wait.js';
-import { pageSettings, postCode, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
+import { postCode, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 
 // The page's guards over raw HTTP, against a real daemon (CONTRACT 11).
 
 let harness: DaemonHarness;
 let page: PageSettings;
 
-beforeAll(async () => {
-  page = await pageSettings();
-  harness = await startHarness({ env: page.env });
-}, 60_000);
-
-afterAll(async () => {
-  await harness?.close();
-});
+servePageForFile((served) => ({ harness, page } = served));
 
 const json = { 'content-type': 'application/json' };
 
