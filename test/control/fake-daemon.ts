@@ -59,11 +59,15 @@ export const SAMPLE_DEVICES: DeviceRecord[] = [
   },
 ];
 
-export const SAMPLE_SCAN: ScanEntry[] = [
-  { deviceId: 'FAR1', source: 'ble', rssi: -80, lastSeen: new Date().toISOString() },
-  { deviceId: 'MQ1', source: 'mqtt', lastSeen: new Date().toISOString() },
-  { deviceId: 'NEAR1', source: 'ble', rssi: -40, lastSeen: new Date().toISOString(), state: 'linked' },
-];
+/** Buttons seen just now: made at each scan, as a module one process keeps for many test files (the suite's project shares one) must not age them. */
+export function sampleScan(): ScanEntry[] {
+  const now = new Date().toISOString();
+  return [
+    { deviceId: 'FAR1', source: 'ble', rssi: -80, lastSeen: now },
+    { deviceId: 'MQ1', source: 'mqtt', lastSeen: now },
+    { deviceId: 'NEAR1', source: 'ble', rssi: -40, lastSeen: now, state: 'linked' },
+  ];
+}
 
 export function sampleWindow(): WindowReport {
   return { openedAt: '2025-03-01T10:00:00.000Z', closedAt: '2025-03-01T10:01:00.000Z', outcomes: [] };
@@ -74,7 +78,7 @@ export function fakeHandlers(overrides: Partial<ControlHandlers> = {}): ControlH
   return {
     status: () => sampleStatus(),
     devices: () => SAMPLE_DEVICES,
-    scan: async () => SAMPLE_SCAN,
+    scan: async () => sampleScan(),
     forget: async (deviceId) => ({ removed: deviceId === '7F3A9C' }),
     pair: async (deviceId) => ({ ok: true, record: linkedRecord(deviceId, 17), alreadyLinked: false }),
     window: async () => sampleWindow(),
