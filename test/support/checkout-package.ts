@@ -20,7 +20,7 @@ export const CHECKOUT_VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'packag
 let ownFolder: string | undefined;
 
 /** Outside a run (one file run by hand without the setup): a folder of this process's, removed at its exit. */
-function packagesFolder(): string {
+export function packagesFolder(): string {
   const shared = process.env[PACKAGES_ENV];
   if (shared !== undefined && shared !== '') return shared;
   if (ownFolder === undefined) {
@@ -36,16 +36,19 @@ function packagesFolder(): string {
  * given), built on first use in the run. Throws when the build fails: a package that does not build
  * is a failure, never a reason to skip.
  */
-export async function checkoutPackage(architecture = 'amd64', version = CHECKOUT_VERSION): Promise<string> {
+export async function checkoutPackage(architecture = 'amd64', version = CHECKOUT_VERSION, options: { background?: boolean } = {}): Promise<string> {
   const folder = path.join(packagesFolder(), `${architecture}-${version}`);
   const deb = path.join(folder, `panic-pair_${version}_${architecture}.deb`);
-  return oneAtATime(async () => {
+  if (existsSync(deb)) return deb;
+  return oneBuildAtATime('deb-build', async () => {
     if (existsSync(deb)) return deb;
     // Built beside it and renamed into place: a build cut short never passes for the package.
     const building = `${folder}.building-${process.pid}`;
     rmSync(building, { recursive: true, force: true });
     try {
-      await promisify(execFile)(process.execPath, [path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', architecture, '--version', version, '--out', building], { cwd: ROOT });
+      const build = [process.execPath, path.join(ROOT, 'packaging', 'deb', 'build.mjs'), '--arch', architecture, '--version', version, '--out', building];
+      const [command, ...args] = options.background === true ? niced(build) : build;
+      await promisify(execFile)(command!, args, { cwd: ROOT });
       rmSync(path.join(building, `work-${architecture}`), { recursive: true, force: true });
       renameSync(building, folder);
     } catch (error) {
@@ -56,41 +59,49 @@ export async function checkoutPackage(architecture = 'amd64', version = CHECKOUT
   });
 }
 
-const BUILD_LOCK = path.join(tmpdir(), 'panic-pair-deb-build.lock');
+/**
+ * A command line run at the lowest priority: a build made ahead of its use, in the background of
+ * the suites that run meanwhile (roots.global-setup.ts), takes only the time they leave idle.
+ */
+export function niced(commandLine: readonly string[]): string[] {
+  return ['nice', '-n', '19', ...commandLine];
+}
 
 /**
- * Runs `build` while holding a lock that the other test processes of this machine wait for: two
- * node-gyp builds of the HCI module at once (two suites starting together) share node-addon-api's
- * build files, and one failed with "No rule to make target 'Release/nothing.a'".
+ * Runs `build` while holding the lock `name`, which the other test processes of this machine wait
+ * for. The packages' lock: two node-gyp builds of the HCI module at once (two suites starting
+ * together) share node-addon-api's build files, and one failed with "No rule to make target
+ * 'Release/nothing.a'". The kernel guests' images (kernel-image.ts) have a lock of their own.
  */
-async function oneAtATime<T>(build: () => Promise<T>): Promise<T> {
+export async function oneBuildAtATime<T>(name: string, build: () => Promise<T>): Promise<T> {
+  const lock = path.join(tmpdir(), `panic-pair-${name}.lock`);
   for (;;) {
     try {
-      mkdirSync(BUILD_LOCK);
-      writeFileSync(path.join(BUILD_LOCK, 'pid'), String(process.pid));
+      mkdirSync(lock);
+      writeFileSync(path.join(lock, 'pid'), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!holderAlive()) rmSync(BUILD_LOCK, { recursive: true, force: true });
+      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
   try {
     return await build();
   } finally {
-    rmSync(BUILD_LOCK, { recursive: true, force: true });
+    rmSync(lock, { recursive: true, force: true });
   }
 }
 
-function holderAlive(): boolean {
+function holderAlive(lock: string): boolean {
   try {
-    process.kill(Number(readFileSync(path.join(BUILD_LOCK, 'pid'), 'utf8')), 0);
+    process.kill(Number(readFileSync(path.join(lock, 'pid'), 'utf8')), 0);
     return true;
   } catch (error) {
     // No pid yet: its holder is writing it, unless it died before (an old lock).
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
     try {
-      return Date.now() - statSync(BUILD_LOCK).mtimeMs < 10_000;
+      return Date.now() - statSync(lock).mtimeMs < 10_000;
     } catch {
       return false;
     }

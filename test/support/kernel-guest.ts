@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { cachedRoot, lastLines, runProcess } from './container-root.js';
+import { cachedRoot, lastLines } from './container-root.js';
 import { Agent, connectAgent } from './guest-agent.js';
 import { GUEST_ARCHITECTURES, type DebianArchitecture, type GuestArchitecture } from './guest-architecture.js';
 import { findExecutable } from './installed.js';
+import { GUEST_DIR, kernelImage } from './kernel-image.js';
 import { waitFor } from './wait.js';
 
 // A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets
@@ -13,9 +14,10 @@ import { waitFor } from './wait.js';
 // under qemu (TCG: KVM fails on these machines) on a root made once by mmdebstrap and cached
 // (container-root.ts; an arm root is made under qemu-user). The root holds the kernel and its
 // modules (bluetooth, hci_vhci on amd64, hci_uart), nodejs, BlueZ and its test tools (btvirt makes
-// emulated LE controllers that hear each other), socat; each boot gets its own ext4 image of it,
-// with the project's .deb for that architecture installed by dpkg. No init system: guest-init.sh mounts what is needed, loads the Bluetooth
-// modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
+// emulated LE controllers that hear each other), socat. The run makes one ext4 image of it for
+// each architecture, with the project's .deb for that architecture installed by dpkg
+// (kernel-image.ts), and every guest boots it with writes of its own that vanish at its end. No
+// init system: guest-init.sh mounts what is needed, loads the Bluetooth modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
 // back every line they print, stamped with the guest's monotonic clock. The guest has no network
 // card: the API simulator runs inside, on the guest's loopback.
 //
@@ -66,9 +68,6 @@ export interface KernelGuest {
 }
 
 const TOOLS = ['mmdebstrap', 'mke2fs', 'chroot', 'cp'];
-const GUEST_FILES = path.join(import.meta.dirname, 'kernel-guest');
-const GUEST_DIR = 'usr/local/lib/panic-pair-test';
-const IMAGE_SIZE = '2G';
 /** Long: a guest that boots slowly on a busy machine is waited for, not skipped. */
 const BOOT_TIMEOUT_MS = 600_000;
 /** A command's own deadline in the amd64 guest; scaled by the architecture's slowness. */
@@ -126,7 +125,7 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
   };
   live.add(emergency);
   try {
-    const image = await makeImage(root, scratch, deb);
+    const image = await kernelImage(root, deb);
     const boot = path.join(root, 'boot');
     const kernel = newestIn(boot, 'vmlinuz-');
     const initrd = newestIn(boot, 'initrd.img-');
@@ -139,10 +138,12 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
         ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
         ...['-kernel', kernel, '-initrd', initrd],
         ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
-        ...['-drive', `file=${image},format=raw,if=virtio`],
+        // The run's image, shared: this guest's writes go to a temporary file of its qemu's own.
+        ...['-drive', `file=${image},format=raw,if=virtio,snapshot=on`],
         ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      // snapshot=on's temporary file in the scratch folder: removed with it, even after a SIGKILL.
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: scratch } },
     );
     qemu = child;
     let console = '';
@@ -197,29 +198,6 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
     live.delete(emergency);
     throw error;
   }
-}
-
-/** The cached root copied, the guest's files and the .deb added, made into an ext4 image. */
-async function makeImage(root: string, scratch: string, deb: string | undefined): Promise<string> {
-  const tree = path.join(scratch, 'root');
-  const must = async (command: string, args: string[]): Promise<void> => {
-    const result = await runProcess(command, args, { timeoutMs: 5 * 60_000 });
-    if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}: ${lastLines(`${result.stdout}\n${result.stderr}`)}`);
-  };
-  await must('cp', ['-a', '--reflink=auto', root, tree]);
-  const guestDir = path.join(tree, GUEST_DIR);
-  await mkdir(guestDir, { recursive: true });
-  for (const file of readdirSync(GUEST_FILES)) await copyFile(path.join(GUEST_FILES, file), path.join(guestDir, file));
-  await chmod(path.join(guestDir, 'guest-init.sh'), 0o755);
-  if (deb !== undefined) {
-    await copyFile(deb, path.join(tree, 'root', path.basename(deb)));
-    // dpkg as on a hub; its scripts see no running systemd, so nothing is started.
-    await must('chroot', [tree, 'dpkg', '-i', `/root/${path.basename(deb)}`]);
-  }
-  const image = path.join(scratch, 'root.ext4');
-  await must('mke2fs', ['-q', '-t', 'ext4', '-d', tree, '-F', image, IMAGE_SIZE]);
-  await rm(tree, { recursive: true, force: true });
-  return image;
 }
 
 function newestIn(dir: string, prefix: string): string {

@@ -2,15 +2,19 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheKey, cachedRoot, ROOTS_STATUS_ENV, TEST_CACHE_DIR, type RootsProgress } from './container-root.js';
+import { CHECKOUT_VERSION, checkoutPackage } from './checkout-package.js';
+import { kernelImage } from './kernel-image.js';
 import { TEST_ROOTS, type TestRoot } from './test-roots.js';
 
 // Before any suite, the run builds the root file systems its suites boot and that are not cached
 // yet (test-roots.ts gives the order; arm64's in a lane of its own beside the others), printing how
 // long each took. The suites
 // that need no root run meanwhile; a container suite waits for its own root, a kernel suite for
-// every root (container-root.ts), so no guest ever runs beside a build under qemu-user. On a warm
-// machine nothing is built and the run is the same, only shorter. A run given file filters builds
-// only the roots of the files it runs.
+// every root (container-root.ts), so no guest ever runs beside a build under qemu-user. Once the
+// roots are there, the kernel guests' packages and images are made at the lowest priority while
+// the suites that boot no kernel run, and the kernel suites only boot them. On a warm machine no
+// root is built and the run is the same, only shorter. A run given file filters builds only the
+// roots (and images) of the files it runs.
 
 /** Every project of the run calls this setup, in one process: the first starts the builder. */
 const STARTED = Symbol.for('panic-pair.test-roots-builder');
@@ -22,7 +26,10 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const filters = fileFilters(process.argv.slice(2));
   const wanted = TEST_ROOTS.filter((root) => isRun(root, filters) && root.unavailable() === undefined);
   const missing = wanted.filter((root) => !existsSync(path.join(TEST_CACHE_DIR, cacheKey(root.recipe), 'etc', 'os-release')));
-  if (missing.length === 0) return undefined;
+  if (missing.length === 0) {
+    const preparing = prepareKernelImages(wanted);
+    return () => preparing.stop();
+  }
 
   await mkdir(TEST_CACHE_DIR, { recursive: true, mode: 0o755 });
   const file = path.join(TEST_CACHE_DIR, `roots-progress-${process.pid}.json`);
@@ -65,16 +72,58 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
       await tell();
     }
   };
+  let preparing: KernelImages | undefined;
   const building = Promise.all(lanes.map(buildLane)).then(async () => {
     progress.done = true;
     await tell();
     process.stderr.write(`test roots built in ${seconds(started)} s: ${figures.join(', ')}\n`);
+    if (!abort.signal.aborted) preparing = prepareKernelImages(wanted.filter((root) => progress.failed[cacheKey(root.recipe)] === undefined));
   });
 
   return async () => {
     abort.abort();
     await building.catch(() => undefined);
+    await preparing?.stop();
     await rm(file, { force: true });
+  };
+}
+
+interface KernelImages {
+  /** Waits for the build under way, and starts no other. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The kernel suites' packages and images (kernel-image.ts), made at the lowest priority while the
+ * suites that boot no kernel run, amd64's first (four suites boot it): a kernel suite then only
+ * boots. One that starts first makes its own at its own priority, or waits for this one's; a
+ * failure here is left for that suite to meet and report.
+ */
+function prepareKernelImages(roots: readonly TestRoot[]): KernelImages {
+  let stopped = false;
+  const started = performance.now();
+  const made: string[] = [];
+  const run = (async () => {
+    for (const root of roots.filter((each) => each.kernel)) {
+      if (stopped) return;
+      const architecture = root.recipe.architecture ?? 'amd64';
+      const from = performance.now();
+      try {
+        const deb = await checkoutPackage(architecture, CHECKOUT_VERSION, { background: true });
+        if (stopped) return;
+        await kernelImage(await cachedRoot(root.recipe), deb, { background: true });
+        made.push(`${architecture} ${seconds(from)} s`);
+      } catch {
+        made.push(`${architecture} failed (its suite will say why)`);
+      }
+    }
+    if (made.length > 0) process.stderr.write(`kernel guests' images made in ${seconds(started)} s, beside the suites: ${made.join(', ')}\n`);
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await run;
+    },
   };
 }
 
