@@ -14,6 +14,8 @@ export const GUEST_TOKEN = 'kernel-token-4f1c9e';
 export const CUSTOMER_ID = 42;
 const API_PORT = 8080;
 const RUN_AS_UNIT = '/usr/local/lib/panic-pair-test/run-as-unit.sh';
+/** Where the daemon run as its unit (RuntimeDirectory=panic-pair) listens. */
+const CONTROL_SOCKET = '/run/panic-pair/panic-pair.sock';
 
 /** Debian's cross compilers, which `npm run deb` builds an arm package's HCI module with. */
 const CROSS_COMPILERS: Record<DebianArchitecture, string | undefined> = { amd64: undefined, arm64: 'aarch64-linux-gnu-g++', armhf: 'arm-linux-gnueabihf-g++' };
@@ -171,14 +173,36 @@ export async function startHub(guest: KernelGuest, options: HubOptions): Promise
   };
 }
 
-/** The simulator's counts, asked on the guest's loopback. */
+// Asked of the guest without starting node: a node process takes 5 to 8 s to start under TCG, and
+// the suites ask the hub's status and the simulator's counts dozens of times. socat writes the
+// request, then waits (-t) for the other side to answer and close.
+
+/** The simulator's counts, asked on the guest's loopback with a bare HTTP/1.0 request. */
 export async function simulatorStats(guest: KernelGuest): Promise<SimulatorStats> {
-  return JSON.parse(await guest.check(`node -e 'fetch("http://127.0.0.1:${API_PORT}/__simulator/stats").then((r) => r.text()).then(console.log)'`)) as SimulatorStats;
+  const reply = await guest.check(`printf 'GET /__simulator/stats HTTP/1.0\\r\\n\\r\\n' | socat -t 60 - TCP:127.0.0.1:${API_PORT}`);
+  const body = /\r?\n\r?\n([\s\S]*)$/.exec(reply)?.[1];
+  if (body === undefined) throw new Error(`the simulator answered no HTTP reply: ${reply.slice(0, 500)}`);
+  return JSON.parse(body) as SimulatorStats;
 }
 
 export type HubStatus = Record<string, unknown> & { ble: string; problems: string[] };
 
-/** `panic-pair status --json` in the guest (it exits 1 when degraded). */
+/**
+ * The daemon's status report, asked on its control socket as `panic-pair status --json` asks it
+ * and prints it (src/cli/commands/status.ts). Where a test is about the command itself, cliStatus.
+ */
 export async function hubStatus(guest: KernelGuest): Promise<HubStatus> {
+  const replies = await guest.check(`printf '%s\\n' '{"type":"status"}' | socat -t 60 - UNIX-CONNECT:${CONTROL_SOCKET}`);
+  const result = replies
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; data?: unknown })
+    .find((reply) => reply.type === 'result');
+  if (result === undefined) throw new Error(`the daemon's control socket answered no status: ${replies.slice(0, 500)}`);
+  return result.data as HubStatus;
+}
+
+/** `panic-pair status --json` in the guest (it exits 1 when degraded). */
+export async function cliStatus(guest: KernelGuest): Promise<HubStatus> {
   return JSON.parse(await guest.check('panic-pair status --json || [ $? = 1 ]')) as HubStatus;
 }

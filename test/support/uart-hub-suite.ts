@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DebianArchitecture } from './guest-architecture.js';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from './kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, hubStatus, logEntry, simulatorStats, startDaemon, startSimulator } from './kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, simulatorStats, startDaemon, startSimulator } from './kernel-hub.js';
 import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
@@ -112,7 +112,7 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
     it('`check` passes its BLE line; `status --json` names bleAdapter; the daemon at rest', async () => {
       const check = await guest.run('panic-pair check');
       expect(check.stdout).toMatch(/^PASS BLE/m);
-      const status = await hubStatus(guest);
+      const status = await cliStatus(guest);
       expect(status.ble).toBe('scanning');
       const adapter = status.bleAdapter as { name?: string; address?: string } | null;
       expect(adapter?.name).toBe(`hci${HUB_INDEX}`);
