@@ -137,7 +137,9 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
         ...machine.machine,
         ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
         ...['-kernel', kernel, '-initrd', initrd],
-        ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 init=/${GUEST_DIR}/guest-init.sh`],
+        // mitigations=off: the retpolines and barriers against speculation, which emulated code pays
+        // for at every call; a node start took 3.8 s in place of 4.8 s without them.
+        ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 mitigations=off init=/${GUEST_DIR}/guest-init.sh`],
         // The run's image, shared: this guest's writes go to a temporary file of its qemu's own.
         ...['-drive', `file=${image},format=raw,if=virtio,snapshot=on`],
         ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
