@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import got from 'got';
 import { describeNetworkError, replyTooLarge, type NetworkFailure } from './network-errors.js';
@@ -55,39 +55,62 @@ export function createTransport(timeoutMs: number): Transport {
   });
 
   return {
-    async send(request) {
-      let tooLarge = false;
-      try {
-        const pending = client(request.url, {
+    send(request) {
+      // The stream API rather than the promise: the reply is read here, bounded as it comes, and
+      // the answer is handed over at the body's end, without got's promise layer (its cancelable
+      // promise, its progress events, its collection of the body after the end) on the link's path.
+      return new Promise<Exchange>((resolve, reject) => {
+        const stream = client.stream(request.url, {
           method: request.method,
-          headers: { authorization: `Bearer ${request.token}` },
-          ...(request.json === undefined ? {} : { json: request.json }),
-          responseType: 'text',
+          headers: request.json === undefined
+            ? { authorization: `Bearer ${request.token}` }
+            : { authorization: `Bearer ${request.token}`, 'content-type': 'application/json' },
+          ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
           signal: request.signal,
         });
-        // First called when the headers arrive (total: the Content-Length), then as the body does.
-        pending.on('downloadProgress', (progress: { transferred: number; total?: number }) => {
-          if (tooLarge || (progress.transferred <= MAX_REPLY_BYTES && (progress.total ?? 0) <= MAX_REPLY_BYTES)) return;
-          tooLarge = true;
-          pending.cancel();
-        });
-        const response = await pending;
-        const retryAfter = response.headers['retry-after'];
-        // A compressed reply (sent though none was asked for) comes as bytes: read as text, it is
-        // no JSON, and the reply is judged invalid like any other garbage.
-        const body: unknown = response.body;
-        return {
-          kind: 'reply',
-          status: response.statusCode,
-          body: typeof body === 'string' ? body : String(body),
-          ...(retryAfter === undefined ? {} : { retryAfter }),
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        let status = 0;
+        let retryAfter: string | undefined;
+        let settled = false;
+        const settle = (exchange: Exchange): void => {
+          if (settled) return;
+          settled = true;
+          resolve(exchange);
         };
-      } catch (error) {
-        // The caller's abort is not the API's failure: hand the caller its own reason back.
-        if (request.signal.aborted) throw request.signal.reason;
-        if (tooLarge) return { kind: 'network', failure: replyTooLarge(MAX_REPLY_BYTES) };
-        return { kind: 'network', failure: describeNetworkError(error, timeoutMs) };
-      }
+        const cutOff = (): void => {
+          settle({ kind: 'network', failure: replyTooLarge(MAX_REPLY_BYTES) });
+          stream.destroy();
+        };
+        stream.once('response', (response: IncomingMessage) => {
+          status = response.statusCode ?? 0;
+          const header = response.headers['retry-after'];
+          if (header !== undefined) retryAfter = header;
+          // Refused by its Content-Length, before any of its body is read.
+          if (Number(response.headers['content-length'] ?? 0) > MAX_REPLY_BYTES) cutOff();
+        });
+        stream.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > MAX_REPLY_BYTES) cutOff();
+          else chunks.push(chunk);
+        });
+        stream.once('end', () => {
+          // A compressed reply (sent though none was asked for) is read as text all the same: it
+          // is no JSON, and the reply is judged invalid like any other garbage.
+          const body = Buffer.concat(chunks, bytes).toString('utf8');
+          settle({ kind: 'reply', status, body, ...(retryAfter === undefined ? {} : { retryAfter }) });
+        });
+        stream.once('error', (error: unknown) => {
+          if (settled) return;
+          // The caller's abort is not the API's failure: hand the caller its own reason back.
+          if (request.signal.aborted) {
+            settled = true;
+            reject(request.signal.reason);
+            return;
+          }
+          settle({ kind: 'network', failure: describeNetworkError(error, timeoutMs) });
+        });
+      });
     },
     close() {
       agent.http.destroy();

@@ -74,7 +74,10 @@ export function startMqttSide(options: {
     },
   });
   const publisher = createStatePublisher(connection, config.mqttPrefix);
-  engine.onDevice((record) => publisher.device(record));
+  // First of the engine's listeners, though added after supervision's: a button's retained
+  // `linked` is what an installer and the home automation wait for, and goes to the broker before
+  // its liveness, Home Assistant's entities and the log line are worked out (issue 36).
+  engine.onDevice((record) => publisher.device(record), { first: true });
   engine.onForget((deviceId) => publisher.forgotten(deviceId));
   engine.onEntitlement((state) => publisher.entitlement(state));
   // A broker that restarted without persistence has lost the retained states: publish them all

@@ -19,7 +19,7 @@ export function createStatePublisher(connection: MqttConnection, prefix: string)
     device(record) {
       const payload: DeviceStatePayload = { state: record.state, customerId: record.customerId, at: record.updatedAt };
       if (record.linkId !== undefined) payload.linkId = record.linkId;
-      connection.publishRetained(deviceTopic(prefix, record.deviceId), JSON.stringify(payload));
+      connection.publishRetained(deviceTopic(prefix, record.deviceId), JSON.stringify(payload), { now: true });
     },
     // A subscriber must not go on seeing, even after a restart, a button the hub no longer holds.
     forgotten(deviceId) {

@@ -120,8 +120,9 @@ export class PairingEngine {
     };
   }
 
-  onDevice(listener: Listener<DeviceRecord>): void {
-    this.#deviceListeners.add(listener);
+  /** `first`: before the listeners already added (a state the world waits for, before the rest). */
+  onDevice(listener: Listener<DeviceRecord>, options: { first?: boolean } = {}): void {
+    this.#deviceListeners.add(listener, options.first === true);
   }
 
   onEntitlement(listener: Listener<EntitlementState>): void {

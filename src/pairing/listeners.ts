@@ -17,8 +17,16 @@ export class Listeners<T> {
     return this.#listeners.size;
   }
 
-  add(listener: Listener<T>): void {
+  /** `first`: told before the listeners added so far (and before later ones without it). */
+  add(listener: Listener<T>, first = false): void {
+    if (!first) {
+      this.#listeners.add(listener);
+      return;
+    }
+    const rest = [...this.#listeners].filter((other) => other !== listener);
+    this.#listeners.clear();
     this.#listeners.add(listener);
+    for (const other of rest) this.#listeners.add(other);
   }
 
   remove(listener: Listener<T>): boolean {

@@ -7,23 +7,28 @@
 //   would get a truncated file fsynced and renamed over the last good store;
 // - it cannot fsync the directory, the fourth step;
 // - it reaches for the global `fs`, so failing storage cannot be injected in tests.
-import * as fsPromises from 'node:fs/promises';
+//
+// The steps are chained with node:fs's callbacks rather than awaited on node:fs/promises' file
+// handles: each step is still one call on libuv's thread pool (never a synchronous call, so a
+// stalled SD card cannot freeze the daemon), without a promise and a handle's bookkeeping around
+// each. Two of these writes stand between a button's announcement and its `linked` state
+// (docs/performance.md, issue 36).
+import * as nodeFs from 'node:fs';
 import path from 'node:path';
 import { PanicPairError } from '../errors.js';
 import { describeFsError, errnoCode } from './fs-error-words.js';
 
-export interface DurableFileHandle {
-  /** Writes all of `data`, looping over short writes. */
-  writeFile(data: string): Promise<void>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
+type Done<T = void> = (error: NodeJS.ErrnoException | null, value: T) => void;
 
-/** The part of `node:fs/promises` a durable write uses; tests pass one that fails on purpose. */
+/** The calls of `node:fs` a durable write makes, in its callback form; tests pass one that fails on purpose. */
 export interface DurableFs {
-  open(file: string, flags: string, mode?: number): Promise<DurableFileHandle>;
-  rename(from: string, to: string): Promise<void>;
-  unlink(file: string): Promise<void>;
+  open(file: string, flags: string, mode: number, callback: Done<number>): void;
+  /** May write fewer bytes than asked (a disk filling up): the caller writes the rest. */
+  write(fd: number, buffer: Buffer, offset: number, length: number, position: null, callback: Done<number>): void;
+  fsync(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  close(fd: number, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  rename(from: string, to: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
+  unlink(file: string, callback: (error: NodeJS.ErrnoException | null) => void): void;
 }
 
 export interface DurableWriteOptions {
@@ -69,91 +74,131 @@ export interface DurableWrite {
  * `finish` or `abandon` must follow.
  */
 export function beginDurableWrite(target: string, options: DurableWriteOptions = {}): DurableWrite {
-  const fs = options.fs ?? fsPromises;
+  const fs = options.fs ?? nodeFs;
   const temporary = temporaryPathFor(target);
-  const creating = settled(fs.open(temporary, 'wx', options.mode ?? 0o600));
-  const opening = settled(fs.open(path.dirname(target), 'r'));
-  const closeDirectory = async (): Promise<void> => {
-    const directory = await opening;
-    if (directory.ok) await directory.value.close().catch(() => undefined);
-  };
+  const creating = opened(fs, temporary, 'wx', options.mode ?? 0o600);
+  const opening = opened(fs, path.dirname(target), 'r', 0);
   let used = false;
-  const use = (): void => {
-    if (used) throw new Error('a durable write is finished or abandoned once');
+  /** Rejects the second use, as the first's outcome stays the caller's to read. */
+  const use = (): Error | undefined => {
+    if (used) return new Error('a durable write is finished or abandoned once');
     used = true;
+    return undefined;
   };
+  const closeDirectory = (): void => opening((error, fd) => {
+    if (error === null) fs.close(fd, ignore);
+  });
 
   return {
-    async finish(data) {
-      use();
-      let handle: DurableFileHandle | undefined;
-      let step = 'creating the temporary file';
-      let renamed = false;
-      let fsyncs = 0;
-      try {
-        handle = unwrap(await creating);
-        step = 'writing the temporary file';
-        await handle.writeFile(data);
-        step = 'syncing the temporary file';
-        await handle.sync();
-        fsyncs += 1;
-        // Synced, the descriptor has nothing left to lose: it closes alongside the rename, and a
-        // failure to close it cannot undo what fsync already put on disk.
-        const closing = handle.close().catch(() => undefined);
-        handle = undefined;
-        step = 'renaming it into place';
-        await Promise.all([fs.rename(temporary, target), closing]);
-        renamed = true;
-        step = 'syncing the directory';
-        fsyncs += await syncDirectory(unwrap(await opening));
-      } catch (error) {
-        await handle?.close().catch(() => undefined);
-        if (!renamed) await fs.unlink(temporary).catch(() => undefined);
-        throw writeError(target, step, renamed, error);
-      } finally {
-        void closeDirectory();
-      }
-      return { bytes: Buffer.byteLength(data), fsyncs };
+    finish(data) {
+      const reused = use();
+      if (reused !== undefined) return Promise.reject(reused);
+      return new Promise<DurableWriteResult>((resolve, reject) => {
+        const bytes = Buffer.from(data, 'utf8');
+        let step = 'creating the temporary file';
+        let file: number | undefined;
+        const fail = (renamed: boolean) => (error: unknown): void => {
+          closeDirectory();
+          const cleared = (): void => reject(writeError(target, step, renamed, error));
+          if (file !== undefined) fs.close(file, ignore);
+          if (renamed) cleared();
+          else fs.unlink(temporary, () => cleared());
+        };
+        creating((createError, fd) => {
+          if (createError !== null) return fail(false)(createError);
+          file = fd;
+          step = 'writing the temporary file';
+          writeAll(fs, fd, bytes, (writeError) => {
+            if (writeError !== null) return fail(false)(writeError);
+            step = 'syncing the temporary file';
+            fs.fsync(fd, (syncError) => {
+              if (syncError !== null) return fail(false)(syncError);
+              // Synced, the descriptor has nothing left to lose: it closes alongside the rename,
+              // and a failure to close it cannot undo what fsync already put on disk.
+              fs.close(fd, ignore);
+              file = undefined;
+              step = 'renaming it into place';
+              fs.rename(temporary, target, (renameError) => {
+                if (renameError !== null) return fail(false)(renameError);
+                step = 'syncing the directory';
+                opening((openError, directory) => {
+                  if (openError !== null) return fail(true)(openError);
+                  syncDirectory(fs, directory, (dirError, fsyncs) => {
+                    if (dirError !== null) return fail(true)(dirError);
+                    closeDirectory();
+                    resolve({ bytes: bytes.length, fsyncs: 1 + fsyncs });
+                  });
+                });
+              });
+            });
+          });
+        });
+      });
     },
-    async abandon() {
-      use();
-      const created = await creating;
-      if (created.ok) {
-        await created.value.close().catch(() => undefined);
-        await fs.unlink(temporary).catch(() => undefined);
-      }
-      await closeDirectory();
+    abandon() {
+      const reused = use();
+      if (reused !== undefined) return Promise.reject(reused);
+      return new Promise<void>((resolve) => {
+        closeDirectory();
+        creating((error, fd) => {
+          if (error !== null) return resolve();
+          fs.close(fd, () => fs.unlink(temporary, () => resolve()));
+        });
+      });
     },
   };
 }
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+/** A descriptor opened ahead of its use: the outcome waits, failure included, to be read there. */
+type Opened = (callback: Done<number>) => void;
 
-/** The outcome of an operation started ahead of its use, so that a failure waits to be reported there. */
-function settled<T>(operation: Promise<T>): Promise<Settled<T>> {
-  return operation.then(
-    (value) => ({ ok: true, value }),
-    (error: unknown) => ({ ok: false, error }),
-  );
-}
-
-function unwrap<T>(outcome: Settled<T>): T {
-  if (!outcome.ok) throw outcome.error;
-  return outcome.value;
-}
-
-async function syncDirectory(directory: DurableFileHandle): Promise<number> {
+function opened(fs: DurableFs, file: string, flags: string, mode: number): Opened {
+  let outcome: { error: NodeJS.ErrnoException | null; fd: number } | undefined;
+  const waiting: Array<Done<number>> = [];
+  const settle = (error: NodeJS.ErrnoException | null, fd: number): void => {
+    outcome = { error, fd };
+    for (const callback of waiting.splice(0)) callback(error, fd);
+  };
   try {
-    await directory.sync();
-    return 1;
+    fs.open(file, flags, mode, settle);
   } catch (error) {
+    // node:fs throws at once on a malformed path: a failure of this write like any other.
+    settle(error as NodeJS.ErrnoException, -1);
+  }
+  return (callback) => {
+    if (outcome === undefined) waiting.push(callback);
+    else callback(outcome.error, outcome.fd);
+  };
+}
+
+/** Writes all of `bytes`, going on after a short write from where it stopped. */
+function writeAll(fs: DurableFs, fd: number, bytes: Buffer, done: (error: NodeJS.ErrnoException | null) => void): void {
+  let offset = 0;
+  const next = (): void => {
+    if (offset === bytes.length) return done(null);
+    fs.write(fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+      if (error !== null) return done(error);
+      // A write that takes nothing would otherwise be asked again for ever.
+      if (written === 0) return done(Object.assign(new Error('the write took no bytes'), { code: 'EIO' }));
+      offset += written;
+      next();
+    });
+  };
+  next();
+}
+
+function syncDirectory(fs: DurableFs, directory: number, done: Done<number>): void {
+  fs.fsync(directory, (error) => {
+    if (error === null) return done(null, 1);
     // A few file systems (some FUSE and network ones) refuse fsync on a directory with EINVAL;
     // there the rename is as durable as that file system can make it, and refusing every write
     // would stop all pairing. Every other failure (EIO above all) is reported.
-    if (errnoCode(error) === 'EINVAL') return 0;
-    throw error;
-  }
+    if (errnoCode(error) === 'EINVAL') return done(null, 0);
+    done(error, 0);
+  });
 }
+
+function ignore(): void {}
 
 function writeError(target: string, step: string, renamed: boolean, cause: unknown): PanicPairError {
   const outcome = renamed

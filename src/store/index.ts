@@ -7,7 +7,6 @@ export { PAIRINGS_FILE } from './pairings-file.js';
 export {
   beginDurableWrite,
   writeFileDurably,
-  type DurableFileHandle,
   type DurableWrite,
   type DurableFs,
   type DurableWriteOptions,
