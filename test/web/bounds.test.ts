@@ -3,7 +3,7 @@ import type { DaemonHarness } from '../support/daemon-harness.js';
 import { servePageForFile } from '../support/page-daemon.js';
 import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT } from '../../src/web/request-bounds.js';
-import { openRaw, statusOf } from './raw-connection.js';
+import { openRaw, statusOf, writableAgain } from './raw-connection.js';
 
 // What one client may send the page (issue 36), against a real daemon over loopback: each request
 // over a bound gets a status that names it and its connection closed, and the page and the daemon
@@ -52,7 +52,7 @@ describe('bodies', () => {
     let answered = false;
     void raw.statusLine.then(() => (answered = true));
     while (!answered && !raw.socket.destroyed && written < 1024) {
-      if (!raw.socket.write(chunk)) await new Promise((resolve) => raw.socket.once('drain', resolve));
+      if (!raw.socket.write(chunk)) await writableAgain(raw);
       written++;
       await new Promise((resolve) => setImmediate(resolve));
     }

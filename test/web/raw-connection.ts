@@ -31,6 +31,16 @@ export function openRaw(port: number): Promise<RawConnection> {
   });
 }
 
+/**
+ * Resolves once the socket takes bytes again, the server has answered, or the connection has
+ * closed: a server that answers and closes while the client's buffer is full sends no 'drain'.
+ */
+export function writableAgain(raw: RawConnection): Promise<unknown> {
+  let drained: () => void = () => {};
+  const drain = new Promise<void>((resolve) => raw.socket.once('drain', (drained = resolve)));
+  return Promise.race([drain, raw.statusLine, raw.closed]).finally(() => raw.socket.off('drain', drained));
+}
+
 /** The status code of a whole reply (`HTTP/1.1 413 Payload Too Large...`). */
 export function statusOf(reply: string): number {
   return Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1] ?? 0);
