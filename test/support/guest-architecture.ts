@@ -37,10 +37,10 @@ const GUEST_PACKAGES = ['systemd', 'passwd', 'nodejs', 'bluez', 'bluez-test-tool
 
 /**
  * The initrd holds only what mounts the root disk: qemu's virtio disk and ext4 (the Bluetooth and
- * console modules load from the root, guest-init.sh). Set before the kernel is installed, so the
- * kernel's and initramfs-tools' own runs of mkinitramfs make it, and once each: with Debian's
+ * console modules load from the root, guest-init.sh). Set before the kernel is installed: with Debian's
  * MODULES=most every run copies hundreds of modules, a few minutes each under qemu-user for an arm
  * root (armhf's initrd even left virtio_blk out). conf.d and modules.d belong to no package.
+ * Made once, at the end (STEPS_DONE_ONCE).
  */
 export const SMALL_INITRD = [
   'mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"',
@@ -48,12 +48,34 @@ export const SMALL_INITRD = [
   'printf "%s\\n" virtio_pci virtio_mmio virtio_blk ext4 crc32c_generic crc32c > "$1/usr/share/initramfs-tools/modules.d/panic-pair-test"',
 ];
 
+/**
+ * The three steps of an arm root that cost most under qemu-user, measured on an arm64 root of 674 s
+ * (docs/performance.md): the kernel's `depmod` (68 s; the host's own makes the same files in 8 s),
+ * udev's `systemd-hwdb update` (63 s; the host's under a second), and mkinitramfs, which ran twice
+ * (82 and 86 s: the kernel's postinst, then initramfs-tools' trigger). While the packages go in,
+ * each is diverted to a no-op; once they are all in, the real ones are put back, the host makes
+ * the module index and the hardware database, and the initrd is made once, in the root.
+ */
+const LATER = ['/usr/sbin/depmod', '/usr/sbin/update-initramfs', '/usr/bin/systemd-hwdb'];
+const STEPS_PUT_OFF = LATER.map(
+  (file) =>
+    `dpkg-divert --root "$1" --local --rename --divert ${file}.panic-pair-later --add ${file} >/dev/null && printf '#!/bin/sh\nexit 0\n' > "$1${file}" && chmod 755 "$1${file}"`,
+);
+const STEPS_DONE_ONCE = [
+  ...LATER.map((file) => `rm -f "$1${file}" && dpkg-divert --root "$1" --local --rename --divert ${file}.panic-pair-later --remove ${file} >/dev/null`),
+  // The host's tools read the root's files as they are, whatever its architecture; the root's own under qemu-user when the host has none.
+  'for v in "$1"/usr/lib/modules/*; do v=${v##*/}; if command -v depmod >/dev/null; then depmod -b "$1" -a "$v"; else chroot "$1" depmod -a "$v"; fi; done',
+  'if command -v systemd-hwdb >/dev/null; then systemd-hwdb --root "$1" update --usr; else chroot "$1" systemd-hwdb update --usr; fi',
+  'for v in "$1"/usr/lib/modules/*; do chroot "$1" update-initramfs -c -k "${v##*/}"; done',
+];
+
 const recipe = (architecture: DebianArchitecture, kernel: string): ContainerRecipe => ({
   suite: architecture === 'amd64' ? 'ble-kernel' : `ble-kernel-${architecture}`,
   release: 'trixie',
   packages: [kernel, ...GUEST_PACKAGES],
   ...(architecture === 'amd64' ? {} : { architecture }),
-  essential: SMALL_INITRD,
+  essential: [...SMALL_INITRD, ...STEPS_PUT_OFF],
+  customize: STEPS_DONE_ONCE,
 });
 
 export const GUEST_ARCHITECTURES: Record<DebianArchitecture, GuestArchitecture> = {
