@@ -4,6 +4,7 @@
 // request over a bound is answered with a status that names it (413, 431, 408) and its connection
 // closed; nothing of it is kept.
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { declaresMoreThan, sendJson } from '../http/json-io.js';
 
 /**
@@ -36,6 +37,11 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export const CONNECTIONS_CHECK_MS = 1_000;
 /** Open connections at once: 16 live pages and their requests fit, a flood of sockets does not. */
 export const MAX_CONNECTIONS = 64;
+/**
+ * After refusing a request whose body is still arriving, how long the page still takes (and drops)
+ * what its client sends: a client reads the answer and closes within a round trip or two.
+ */
+export const LINGER_MS = 2_000;
 
 /** The options only createServer takes. */
 export function serverOptions(): ServerOptions {
@@ -81,5 +87,23 @@ export const tooLarge: Refusal = { status: 413, error: `a request body longer th
 
 /** The rest of the request stays unread: the connection closes once the answer is out. */
 export function refuse(response: ServerResponse, reason: Refusal): void {
+  if (!response.req.complete && response.socket !== null) lingerOnClose(response.socket);
   sendJson(response, reason.status, { error: reason.error }, { connection: 'close' });
+}
+
+/**
+ * Node closes a connection (the socket's `destroySoon`) as soon as its last answer is written; this
+ * replaces that for one connection. If the client is still sending the refused body, its next
+ * bytes would meet a closed socket, the kernel would answer them with a reset, and the reset can
+ * erase the answer before the client has read it: the client sees "connection reset", not 413.
+ * So close in stages, as RFC 9112 (9.6) asks: end our side after the answer, keep taking bytes
+ * until the client closes or LINGER_MS has passed, then close. Node's parser drops the rest of
+ * the refused request and starts no other after a `Connection: close` answer.
+ */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS).unref();
+    this.once('close', () => clearTimeout(timer));
+  };
 }

@@ -1,8 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { DaemonHarness } from '../support/daemon-harness.js';
 import { servePageForFile } from '../support/page-daemon.js';
 import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
-import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT } from '../../src/web/request-bounds.js';
+import { readBody } from '../../src/http/json-io.js';
+import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT, refuse, serverOptions, tooLarge } from '../../src/web/request-bounds.js';
 import { openRaw, statusOf, writableAgain } from './raw-connection.js';
 
 // What one client may send the page (issue 36), against a real daemon over loopback: each request
@@ -62,6 +65,20 @@ describe('bodies', () => {
     await stillFine();
   });
 
+  it('lets a client still sending its refused body read the answer, then closes in stages', async () => {
+    const raw = await openRaw(page.port, { halfOpen: true });
+    const chunk = `1400\r\n${'code=x&'.repeat(731)}xxx\r\n`; // 5 KiB: past the bound in one chunk
+    raw.socket.write(signInHead(['Transfer-Encoding: chunked']) + chunk);
+    await raw.ended; // the answer is out and the page has ended its side
+    // More of the body after that meets an open socket, not a reset that could erase the answer:
+    // a reset for the first write would fail the second.
+    await new Promise((resolve) => raw.socket.write(chunk, resolve));
+    raw.socket.end(chunk);
+    expect(await raw.closedCleanly).toBe(true);
+    expect(statusOf(await raw.closed)).toBe(413);
+    await stillFine();
+  });
+
   it.each([
     ['a chunk size that is not hex', 'zz\r\nhello\r\n0\r\n\r\n'],
     ['a chunk longer than its size', '2\r\nhello world\r\n0\r\n\r\n'],
@@ -83,6 +100,28 @@ describe('bodies', () => {
     });
     expect(reply.status).toBe(413);
     await stillFine();
+  });
+});
+
+describe('closing in stages', () => {
+  it('closes a refused connection whose client neither sends more nor closes, after LINGER_MS', async () => {
+    // Seen from the server's side, which the client cannot see once the server has ended its own.
+    const server = createServer(serverOptions(), (request, response) => {
+      void readBody(request, MAX_BODY_BYTES).then(() => refuse(response, tooLarge)); // always over
+    });
+    const serverSide = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const raw = await openRaw((server.address() as AddressInfo).port, { halfOpen: true });
+      raw.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1400\r\n${'x'.repeat(0x1400)}\r\n`);
+      const socket = await serverSide;
+      await raw.ended;
+      expect(socket.destroyed).toBe(false); // lingering: the client may still be sending
+      await new Promise((resolve) => socket.once('close', resolve)); // then closed by its timer
+      raw.socket.destroy();
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -9,15 +9,25 @@ export interface RawConnection {
   closed: Promise<string>;
   /** The first line the server sent (its status line), as soon as it has arrived. */
   statusLine: Promise<string>;
+  /** The server has ended its side (its FIN has arrived). */
+  ended: Promise<void>;
+  /** Whether the connection closed without an error (a reset is one). */
+  closedCleanly: Promise<boolean>;
 }
 
-export function openRaw(port: number): Promise<RawConnection> {
+/**
+ * `halfOpen` keeps the client's side open after the server has ended its own, as a client still
+ * sending its body does; otherwise the client ends its side in turn, as most do.
+ */
+export function openRaw(port: number, { halfOpen = false } = {}): Promise<RawConnection> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: halfOpen });
     let text = '';
     let gotLine: (line: string) => void = () => {};
     const statusLine = new Promise<string>((resolveLine) => (gotLine = resolveLine));
     const closed = new Promise<string>((resolveClosed) => socket.on('close', () => resolveClosed(text)));
+    const closedCleanly = new Promise<boolean>((resolveClean) => socket.on('close', (hadError) => resolveClean(!hadError)));
+    const ended = new Promise<void>((resolveEnded) => socket.once('end', resolveEnded));
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       text += chunk;
@@ -26,7 +36,7 @@ export function openRaw(port: number): Promise<RawConnection> {
     });
     // The server may close while the client still writes (EPIPE, ECONNRESET): that is its answer.
     socket.on('error', () => undefined);
-    socket.once('connect', () => resolve({ socket, closed, statusLine }));
+    socket.once('connect', () => resolve({ socket, closed, statusLine, ended, closedCleanly }));
     socket.once('error', reject);
   });
 }
