@@ -52,9 +52,11 @@ const BTVIRT_ATTEMPTS = 3;
 
 /**
  * btvirt with `count` LE controllers at hci<firstIndex>...: resolves once the kernel lists each as
- * set up, with the guest time the btvirt that made them started. Seen on Debian 13's kernel under
- * qemu: now and then a vhci controller registers but its setup never runs (the management
- * interface answers "Invalid Index" for it for minutes), which no hub's controller does; such a
+ * set up, with the guest time the btvirt that made them started. A controller whose setup failed
+ * stays registered and unusable (the management interface answers "Invalid Index" for it): the
+ * kernel gives a controller 2 s to answer each setup command, which an emulator in a guest under
+ * TCG can miss. It did, for the first controller after boot, while the kernel loaded the crypto
+ * btvirt asks of it on first use; guest-init.sh now loads that at boot. Should it happen still,
  * btvirt is stopped and started again, said on stderr.
  */
 export async function startBtvirt(guest: KernelGuest, count: number, firstIndex: number): Promise<{ process: GuestProcess; startedAt: number }> {

@@ -36,7 +36,7 @@ const ATTACH_ATTEMPTS = 3;
 /**
  * Connects the UART to a controller of btvirt's (when it is not) and binds it to hci_uart as
  * hciuart.service does; resolves once the kernel lists `hci<index>` as set up (not only registered:
- * an emulated controller's setup has now and then never run, see startBtvirt), with the guest time
+ * an emulated controller's setup can fail and leave it unusable, see startBtvirt), with the guest time
  * the btattach that made it started.
  */
 export async function attachUart(guest: KernelGuest, port: Uart, index: number): Promise<number> {
