@@ -30,3 +30,18 @@ describe('the shortcut path', () => {
     expect(loadedBy('config/paths.ts')).toEqual(expect.arrayContaining(CONFIG_FILE_ONLY));
   });
 });
+
+// A hub that hears its buttons over BLE alone runs without a broker: its daemon loads the MQTT
+// client library (about a hundred modules, 0.25 s of a 0.85 s start on the machine of
+// docs/performance.md) only where MQTT is configured.
+describe("the daemon's start", () => {
+  it('loads neither the MQTT library nor the MQTT side before it knows MQTT is configured', () => {
+    const loaded = loadedBy('daemon/daemon.ts');
+    expect(loaded).toEqual(expect.arrayContaining(['engine.ts', 'ble-side.ts', 'zod']));
+    expect(loaded.filter((name) => ['mqtt', 'mqtt-side.ts', 'state-publisher.ts'].includes(name))).toEqual([]);
+  });
+
+  it('would notice them', () => {
+    expect(loadedBy('daemon/mqtt-side.ts')).toEqual(expect.arrayContaining(['mqtt', 'mqtt-side.ts', 'state-publisher.ts']));
+  });
+});
