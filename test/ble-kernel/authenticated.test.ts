@@ -83,7 +83,7 @@ describe.skipIf(skipReason !== undefined)(`a keyed button through the Linux kern
     const result = await pair.exited;
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain(`Linked ${BUTTON}`);
-    expect((await hub.stats()).postsByDevice).toEqual({ [BUTTON]: 1 });
+    expect(hub.simulator.stats().postsByDevice).toEqual({ [BUTTON]: 1 });
     // Its reports, each with a new counter, a button's interval apart.
     for (let i = 0; i < 3; i++) {
       await guest.check(`sleep ${REPORT_EVERY_S}`);

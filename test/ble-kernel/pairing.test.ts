@@ -60,7 +60,7 @@ describe.skipIf(skipReason !== undefined)(`a button through the Linux kernel's B
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Linked ${BUTTON}`);
-    const stats = await hub.stats();
+    const stats = hub.simulator.stats();
     expect(stats.postsByDevice).toEqual({ [BUTTON]: 1 });
     const devices = JSON.parse(await guest.check('panic-pair devices --json')) as Array<{ deviceId: string; state: string; source: string }>;
     expect(devices).toEqual([expect.objectContaining({ deviceId: BUTTON, state: 'linked', source: 'ble' })]);

@@ -35,6 +35,11 @@ export async function connectAgent(socketPath: string, gone: () => boolean, time
 
 interface AgentMessage {
   id?: number;
+  /** A connection to a listened port (`port` when it is accepted), and its bytes or its end. */
+  conn?: number;
+  port?: number;
+  data?: string;
+  end?: boolean;
   ready?: boolean;
   out?: string;
   err?: string;
@@ -59,10 +64,14 @@ export class Agent {
   #commands = new Map<number, (message: AgentMessage) => void>();
   #socket: net.Socket;
   #lost: Error | undefined;
+  /** The host's port for each guest port listened on, and the host's end of each connection. */
+  #forwards = new Map<number, number>();
+  #connections = new Map<number, net.Socket>();
 
   lost(error: Error): void {
     this.#lost = error;
     for (const handler of this.#commands.values()) handler({ lost: true, t: 0 });
+    for (const socket of this.#connections.values()) socket.destroy();
   }
 
   constructor(socket: net.Socket) {
@@ -83,7 +92,53 @@ export class Agent {
       }
       if (message.ready === true) markReady(message.t);
       else if (message.id !== undefined) this.#commands.get(message.id)?.(message);
+      else if (message.conn !== undefined) this.#relay(message.conn, message);
     });
+  }
+
+  /**
+   * Brings the host's service on 127.0.0.1:`hostPort` onto the guest's 127.0.0.1:`guestPort`:
+   * the agent listens there and carries each connection's bytes both ways. Resolves once it listens.
+   */
+  async forward(guestPort: number, hostPort: number): Promise<void> {
+    this.#forwards.set(guestPort, hostPort);
+    const id = this.#next++;
+    const exit = await new Promise<AgentMessage>((resolve, reject) => {
+      this.#commands.set(id, (message) => {
+        if (message.lost === true) reject(this.#lost ?? new Error('the guest is gone'));
+        else if (message.exit !== undefined) resolve(message);
+        else if (message.err !== undefined) trace(id, `err ${message.err}`);
+      });
+      this.#socket.write(`${JSON.stringify({ id, listen: guestPort })}\n`);
+    }).finally(() => this.#commands.delete(id));
+    if (exit.exit !== 0) throw new Error(`the guest's agent could not listen on 127.0.0.1:${guestPort}`);
+  }
+
+  #relay(conn: number, message: AgentMessage): void {
+    const tell = (reply: { data?: string; end?: boolean }): void => void this.#socket.write(`${JSON.stringify({ conn, ...reply })}\n`);
+    if (message.port !== undefined) {
+      const hostPort = this.#forwards.get(message.port);
+      if (hostPort === undefined) return tell({ end: true });
+      const socket = net.connect(hostPort, '127.0.0.1');
+      this.#connections.set(conn, socket);
+      let ended = false;
+      const tellEnded = (): void => {
+        if (!ended) tell({ end: true });
+        ended = true;
+      };
+      socket.on('data', (chunk: Buffer) => tell({ data: chunk.toString('base64') }));
+      socket.on('end', tellEnded);
+      socket.on('error', () => socket.destroy());
+      socket.on('close', () => {
+        tellEnded();
+        this.#connections.delete(conn);
+      });
+      return;
+    }
+    const socket = this.#connections.get(conn);
+    if (socket === undefined) return;
+    if (message.data !== undefined) socket.write(Buffer.from(message.data, 'base64'));
+    if (message.end === true) socket.end();
   }
 
   start(script: string): GuestProcess & { finished(timeoutMs: number, what: string): Promise<GuestExit> } {

@@ -19,7 +19,8 @@ import { waitFor } from './wait.js';
 // (kernel-image.ts), and every guest boots it with writes of its own that vanish at its end. No
 // init system: guest-init.sh mounts what is needed, loads the Bluetooth modules and starts agent.mjs, which runs the host's shell commands over a virtio port and sends
 // back every line they print, stamped with the guest's monotonic clock. The guest has no network
-// card: the API simulator runs inside, on the guest's loopback.
+// card: the agent also carries connections to the guest's loopback to a service on the host's (the
+// API simulator, kernel-hub.ts).
 //
 //   const guest = await bootKernelGuestOrReason({ deb, architecture: 'arm64' });   // a string: skip, saying it
 //   await guest.check('btvirt ...');  const daemon = guest.start('panic-pair run');
@@ -63,6 +64,10 @@ export interface KernelGuest {
   start(script: string): GuestProcess;
   /** The guest's monotonic clock now (ms), asked of the guest. */
   clock(): Promise<number>;
+  /** The host's 127.0.0.1:`hostPort` on the guest's 127.0.0.1:`guestPort`, carried by the agent. */
+  forward(guestPort: number, hostPort: number): Promise<void>;
+  /** `dispose` runs when the guest stops (a host-side service it used). */
+  onStop(dispose: () => Promise<void> | void): void;
   /** Powers the guest off and removes its image. */
   stop(): Promise<void>;
 }
@@ -172,6 +177,7 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
     ]);
     void ready;
     const bootSeconds = (performance.now() - started) / 1000;
+    const disposals: Array<() => Promise<void> | void> = [];
     return {
       architecture: machine,
       bootSeconds,
@@ -185,8 +191,11 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
       async clock() {
         return (await agent.start('true').finished(runTimeoutMs, 'true')).t;
       },
+      forward: (guestPort, hostPort) => agent.forward(guestPort, hostPort),
+      onStop: (dispose) => void disposals.push(dispose),
       async stop() {
         connection.destroy();
+        for (const dispose of disposals.splice(0)) await dispose();
         if (!gone()) {
           child.kill('SIGTERM');
           await new Promise((resolve) => child.once('exit', resolve));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/index.js';
 import type { DebianArchitecture } from './guest-architecture.js';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from './kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, simulatorStats, startDaemon, startSimulator } from './kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, startDaemon, startSimulator } from './kernel-hub.js';
 import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
@@ -51,6 +52,7 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
     const stepMs = STEP_MS * slowness;
     const figures: string[] = [];
     let daemon: GuestProcess;
+    let simulator: Simulator;
     let button: Uart;
     let hub: Uart;
 
@@ -72,12 +74,12 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
       figures.push(`${deviceId}: linked ${((linked.t - advertising.t) / 1000).toFixed(2)} s after its first advertisement`);
       const result = await pair.exited;
       expect(result.code).toBe(0);
-      expect((await simulatorStats(guest)).postsByDevice[deviceId]).toBe(1);
+      expect(simulator.stats().postsByDevice[deviceId]).toBe(1);
     };
 
     beforeAll(async () => {
       figures.push(`boot to the guest's init: ${guest.bootSeconds.toFixed(1)} s`);
-      await startSimulator(guest);
+      simulator = await startSimulator(guest);
       await startControllerServer(guest);
       button = uart('/dev/ttyBT0');
       await attachUart(guest, button, BUTTON_INDEX);
