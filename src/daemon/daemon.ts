@@ -76,7 +76,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     apiAddress: apiBase(config.apiUrl),
   });
 
-  // The MQTT side and its client library (about a hundred modules, a tenth of the start here) only
+  // The MQTT side and its client library (about a hundred modules, a third of the start here) only
   // where MQTT is configured; loaded before BLE starts, so that nothing waits between the two.
   const mqttSide = config.mqtt === undefined ? undefined : await import('./mqtt-side.js');
   const sides: HearingSides = { ble: undefined, mqtt: undefined };
