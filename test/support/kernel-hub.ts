@@ -171,25 +171,42 @@ export async function startHub(guest: KernelGuest, options: HubOptions): Promise
   return { daemon, simulator, status: () => hubStatus(guest) };
 }
 
-// Asked of the guest without starting node: a node process takes 5 to 8 s to start under TCG, and
-// the suites ask the hub's status dozens of times. socat writes the request, then waits (-t) for
-// the other side to answer and close.
+// Asked of the guest without starting node: a node process takes 3 to 8 s of the guest's CPU to
+// start under TCG (a `panic-pair check` 10 to 16 s), and the suites ask the hub dozens of times.
+// socat writes the request line as the CLI does, and keeps its side open (shut-none: the daemon
+// takes a client's EOF for its leaving, and cancels a pair) until the daemon answers and closes, or
+// -t runs out.
 
 export type HubStatus = Record<string, unknown> & { ble: string; problems: string[] };
+
+/** A shell line that sends `request` to the daemon's control socket and prints every line of its answer. */
+export function controlScript(request: Record<string, unknown>, waitSeconds = 60): string {
+  return `printf '%s\\n' '${JSON.stringify(request)}' | socat -t ${waitSeconds} - UNIX-CONNECT:${CONTROL_SOCKET},shut-none`;
+}
+
+/** The `result` of the daemon's answer (printed by controlScript); throws with its `error`, or with what it said. */
+export function controlResult<T>(replies: string): T {
+  const frames = replies
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; data?: unknown; kind?: string; message?: string });
+  const result = frames.find((reply) => reply.type === 'result');
+  if (result !== undefined) return result.data as T;
+  const error = frames.find((reply) => reply.type === 'error');
+  throw new Error(error === undefined ? `the daemon's control socket answered no result: ${replies.slice(0, 500)}` : `the daemon answered ${error.kind}: ${error.message}`);
+}
+
+/** `request`'s result on the daemon's control socket, as the CLI's commands ask it. */
+export async function askHub<T>(guest: KernelGuest, request: Record<string, unknown>): Promise<T> {
+  return controlResult<T>(await guest.check(controlScript(request)));
+}
 
 /**
  * The daemon's status report, asked on its control socket as `panic-pair status --json` asks it
  * and prints it (src/cli/commands/status.ts). Where a test is about the command itself, cliStatus.
  */
-export async function hubStatus(guest: KernelGuest): Promise<HubStatus> {
-  const replies = await guest.check(`printf '%s\\n' '{"type":"status"}' | socat -t 60 - UNIX-CONNECT:${CONTROL_SOCKET}`);
-  const result = replies
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; data?: unknown })
-    .find((reply) => reply.type === 'result');
-  if (result === undefined) throw new Error(`the daemon's control socket answered no status: ${replies.slice(0, 500)}`);
-  return result.data as HubStatus;
+export function hubStatus(guest: KernelGuest): Promise<HubStatus> {
+  return askHub<HubStatus>(guest, { type: 'status' });
 }
 
 /** `panic-pair status --json` in the guest (it exits 1 when degraded). */
