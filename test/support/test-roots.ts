@@ -42,7 +42,7 @@ export const TEST_ROOTS: readonly TestRoot[] = [
   container(APT_UPDATES_RECIPE, 'test/systemd/apt-updates.test.ts'),
   container(PROVISION_RECIPE, 'test/systemd/provision-cloud-init.test.ts'),
   container(LIVE_SYSTEMD_RECIPE, 'test/systemd/live-systemd.test.ts'),
-  kernel('amd64', 'test/ble-kernel/pairing.test.ts', 'test/ble-kernel/radio-fails.test.ts', 'test/ble-kernel/authenticated.test.ts', 'test/ble-kernel/uart-amd64.test.ts'),
+  kernel('amd64', 'test/ble-kernel/pairing.test.ts', 'test/ble-kernel/radio-fails.test.ts', 'test/ble-kernel/uart-amd64.test.ts'),
   kernel('armhf', 'test/ble-kernel/uart-armhf.test.ts'),
   kernel('arm64', 'test/ble-kernel/uart-arm64.test.ts'),
 ];
