@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from '../support/kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, cliStatus, controlResult, controlScript, hubStatus, logEntry, startBtvirt, startDaemon, startSimulator } from '../support/kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, socketPairOutcome, startBtvirt, startDaemon, startSimulator, startSocketPair } from '../support/kernel-hub.js';
 
 // Every row of CONTRACT 14's table, through a real kernel: Debian 13's under qemu, with BlueZ's
 // virtual controllers (btvirt -L -l2: the hub's adapter and a button that hear each other). The
@@ -59,15 +59,13 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
   };
   /**
    * A button never heard before, advertised now on controller `index`, is linked: asked of the
-   * daemon's control socket as `pair` asks it (a node start is 3 to 8 s of the guest's CPU; the
-   * command itself is run in the first row and in the rows that time what it prints).
+   * daemon's control socket as `pair` asks it (the command itself is run in the first row and in
+   * the rows that time what it prints).
    */
   const linksNewButton = async (deviceId: string, index: number): Promise<void> => {
-    const pair = guest.start(controlScript({ type: 'pair', deviceId, timeoutMs: 60_000 }, 90));
-    await pair.waitForLine((line) => line.text.includes('"step":"waiting"'), { what: `the daemon to wait for ${deviceId}` });
+    const pair = await startSocketPair(guest, deviceId, 60_000);
     await guest.check(advertiseScript(index, deviceId));
-    const result = await pair.exited;
-    expect(controlResult<{ ok: boolean; record: { deviceId: string; state: string } }>(result.stdout)).toMatchObject({ ok: true, record: { deviceId, state: 'linked' } });
+    expect(socketPairOutcome((await pair.exited).stdout)).toMatchObject({ ok: true, record: { deviceId, state: 'linked' } });
   };
   /** The same through the command, as an installer links it: `pair` prints that it linked it, and exits 0. */
   const commandLinksNewButton = async (deviceId: string, index: number): Promise<void> => {

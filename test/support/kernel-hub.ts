@@ -202,6 +202,22 @@ export async function askHub<T>(guest: KernelGuest, request: Record<string, unkn
 }
 
 /**
+ * `pair deviceId` asked of the daemon's control socket as the command asks it (a node start is 3 to
+ * 8 s of an amd64 guest's CPU, 15 to 25 s of an arm guest's): resolves with the guest process once
+ * the daemon waits for the button. Its output ends with the answer, which socketPairOutcome reads.
+ */
+export async function startSocketPair(guest: KernelGuest, deviceId: string, timeoutMs: number): Promise<GuestProcess> {
+  const pair = guest.start(controlScript({ type: 'pair', deviceId, timeoutMs }, Math.ceil(timeoutMs / 1000) + 30));
+  await pair.waitForLine((line) => line.text.includes('"step":"waiting"'), { what: `the daemon to wait for ${deviceId}`, timeoutMs });
+  return pair;
+}
+
+/** The outcome a socket pair (startSocketPair) printed; throws with the daemon's error. */
+export function socketPairOutcome(replies: string): { ok: boolean; record: { deviceId: string; state: string } } {
+  return controlResult(replies);
+}
+
+/**
  * The daemon's status report, asked on its control socket as `panic-pair status --json` asks it
  * and prints it (src/cli/commands/status.ts). Where a test is about the command itself, cliStatus.
  */

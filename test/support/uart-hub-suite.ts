@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.js';
 import type { DebianArchitecture } from './guest-architecture.js';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from './kernel-guest.js';
-import { advertiseScript, bleStateIs, buildDeb, cliStatus, controlResult, controlScript, hubStatus, logEntry, startDaemon, startSimulator } from './kernel-hub.js';
+import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, socketPairOutcome, startDaemon, startSimulator, startSocketPair } from './kernel-hub.js';
 import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
@@ -65,24 +65,27 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
       expect(scanning.t - since).toBeLessThanOrEqual(APPEARS_MS);
       return scanning;
     };
+    /** `panic-pair pair`, once it waits for the button. */
+    const startCommandPair = async (deviceId: string): Promise<GuestProcess> => {
+      const pair = guest.start(`panic-pair pair ${deviceId} --timeout ${60 * slowness}`);
+      await pair.waitForLine((line) => line.text.startsWith(`Waiting for button ${deviceId}`), { what: 'pair to wait for the button', timeoutMs: 60_000 * slowness });
+      return pair;
+    };
+
     /**
      * `pair` waits, the button advertises, one POST links it; the figure from its first
      * advertisement to `linked`. Through the command, or (`socket`) asked of the daemon's control
-     * socket as the command asks it: a node start is 15 to 25 s of an arm guest's CPU.
+     * socket as the command asks it (startSocketPair).
      */
     const pairs = async (deviceId: string, through: 'command' | 'socket'): Promise<void> => {
       const socket = through === 'socket';
-      const pair = guest.start(
-        socket ? controlScript({ type: 'pair', deviceId, timeoutMs: 60_000 * slowness }, 90 * slowness) : `panic-pair pair ${deviceId} --timeout ${60 * slowness}`,
-      );
-      const waiting = (line: GuestLine): boolean => (socket ? line.text.includes('"step":"waiting"') : line.text.startsWith(`Waiting for button ${deviceId}`));
-      await pair.waitForLine(waiting, { what: 'pair to wait for the button', timeoutMs: 60_000 * slowness });
+      const pair = socket ? await startSocketPair(guest, deviceId, 60_000 * slowness) : await startCommandPair(deviceId);
       const advertising = await guest.start(`${advertiseScript(BUTTON_INDEX, deviceId)} >/dev/null && echo advertising`).waitForLine((line) => line.text === 'advertising');
       const done = (line: GuestLine): boolean => (socket ? /"type":"(result|error)"/.test(line.text) : line.text.includes(`Linked ${deviceId}`));
       const linked = await pair.waitForLine(done, { what: `${deviceId} linked`, timeoutMs: 60_000 * slowness });
       const result = await pair.exited;
       expect(result.code).toBe(0);
-      if (socket) expect(controlResult<{ ok: boolean; record: { state: string } }>(result.stdout)).toMatchObject({ ok: true, record: { state: 'linked' } });
+      if (socket) expect(socketPairOutcome(result.stdout)).toMatchObject({ ok: true, record: { deviceId, state: 'linked' } });
       expect(simulator.stats().postsByDevice[deviceId]).toBe(1);
       figures.push(`${deviceId}: linked ${((linked.t - advertising.t) / 1000).toFixed(2)} s after its first advertisement`);
     };
