@@ -41,7 +41,7 @@ describe('a linked button that falls silent', () => {
     await hub?.close();
   });
 
-  const row = async (): Promise<DeviceRow | undefined> => (await hub.cliJson<DeviceRow[]>(['devices'])).find((d) => d.deviceId === DEVICE);
+  const row = async (): Promise<DeviceRow | undefined> => (await hub.devices<DeviceRow>()).find((d) => d.deviceId === DEVICE);
   const keepAnnouncing = (): void => {
     ticker = setInterval(() => void hub.announce(DEVICE, { battery: 80 }).catch(() => undefined), 1_000);
   };

@@ -3,6 +3,8 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CONTROL_SOCKET_NAME } from '../../src/config/locations.js';
+import { callDaemon } from '../../src/control/client.js';
 
 // The built `panic-pair` binary, run as a user runs it. `npm test` builds first; run
 // `npm run build` before vitest alone.
@@ -60,6 +62,15 @@ export function runBinary(args: string[], env: Record<string, string | undefined
   return Object.assign(result, { stdout: () => stdout });
 }
 
+/**
+ * What `status --json` or `devices --json` would print, asked of the daemon's control socket in
+ * `runtimeDir` from this process with the client those commands use. For a harness that polls
+ * while it waits for a state: a node start for each poll cost the run more CPU than any one test.
+ * A test about the commands themselves runs the binary.
+ */
+export function askDaemonSocket<T>(runtimeDir: string, type: 'status' | 'devices'): Promise<T> {
+  return callDaemon<T>(path.join(runtimeDir, CONTROL_SOCKET_NAME), { type }, { timeoutMs: 10_000 });
+}
 
 let copy: string | undefined;
 

@@ -1,19 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import type { StatusReport } from '../../src/status/status-report.js';
 import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
 import type { DeviceRecord } from '../../src/store/record.js';
-import { assertBuilt, BIN, ROOT, runBinary, type RunningCli } from './binary.js';
+import { askDaemonSocket, assertBuilt, BIN, ROOT, runBinary, type RunningCli } from './binary.js';
 import { startBroker, type TestBroker } from './broker.js';
 import { waitFor } from './wait.js';
 
 // The daemon as an installer runs it: `panic-pair run` as a real child process, against the
 // project's simulator (in this process, over real HTTP) and a real broker, with its own state dir
-// and a token file. Every command goes through the real binary, as a user types it.
+// and a token file. Every command goes through the real binary, as a user types it. What the
+// harness itself polls for (`status` and `devices` while it waits for a state) it asks of the
+// daemon's control socket from this process, with the client the commands use (askDaemonSocket).
 
 export type { CliResult, RunningCli } from './binary.js';
 
@@ -51,6 +54,19 @@ export interface HarnessOptions {
   daemon?: { node: string; bin: string };
 }
 
+/** Whether `host:port` accepts a TCP connection now. */
+function listening(address: string): Promise<boolean> {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -72,8 +88,10 @@ export interface DaemonHarness {
   cli(args: string[], options?: CliOptions): RunningCli;
   /** `<command> --json`, parsed; throws with the output when stdout is not JSON. */
   cliJson<T>(args: string[]): Promise<T>;
+  /** The daemon's status report, asked of its control socket (`status --json` without a node start). */
   status(): Promise<StatusReport>;
-  devices(): Promise<DeviceRecord[]>;
+  /** The daemon's devices, asked of its control socket (`devices --json` without a node start). */
+  devices<T = DeviceRecord>(): Promise<T[]>;
   /** What pairings.json holds now, read from disk. */
   storeRecords(): DeviceRecord[];
   /** Publishes on `<prefix>/announce` (QoS 1, acknowledged by the broker). */
@@ -176,7 +194,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
   const announce = (deviceId: string, extra: Record<string, unknown> = {}): Promise<void> =>
     publishRaw(JSON.stringify({ deviceId, ...extra }));
 
-  const status = (): Promise<StatusReport> => cliJson<StatusReport>(['status']);
+  const status = (): Promise<StatusReport> => askDaemonSocket<StatusReport>(runtimeDir, 'status');
 
   const launch = async (): Promise<void> => {
     const started = spawn(options.daemon?.node ?? process.execPath, [options.daemon?.bin ?? BIN, 'run'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -204,6 +222,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
       },
       { timeoutMs: 20_000, intervalMs: 50, what: 'the daemon to answer `status` with MQTT connected' },
     );
+    // The installer's page starts listening after the control socket answers: a hub with the page waits for it too.
+    const page = env.PANIC_PAIR_WEB_LISTEN;
+    if (page !== undefined) await waitFor(() => (running(), listening(page)), { timeoutMs: 10_000, intervalMs: 50, what: `the installer's page to listen on ${page}` });
     if (options.ready === 'status') return;
     // Connected is not yet subscribed: an invalid probe the daemon counts proves the subscription.
     await waitFor(
@@ -245,7 +266,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Daemon
     cli,
     cliJson,
     status,
-    devices: () => cliJson<DeviceRecord[]>(['devices']),
+    devices: <T = DeviceRecord>() => askDaemonSocket<T[]>(runtimeDir, 'devices'),
     storeRecords() {
       const file = path.join(stateDir, 'pairings.json');
       if (!existsSync(file)) return [];

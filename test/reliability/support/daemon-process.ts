@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { BIN, ROOT, runBinary, type CliResult } from '../../support/binary.js';
+import { askDaemonSocket, BIN, ROOT, runBinary, type CliResult } from '../../support/binary.js';
 import type { StatusReport } from '../../../src/status/status-report.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -38,9 +38,10 @@ export async function spawnDaemon(env: Record<string, string>): Promise<DaemonPr
     }),
   );
   const cli = (args: string[]): Promise<CliResult> => runBinary(args, { PATH: env.PATH, PANIC_PAIR_CONFIG: '', PANIC_PAIR_RUNTIME_DIR: runtimeDir });
+  // Asked of the control socket, as `status --json` asks it, and its exit code: 0 healthy, 1 degraded.
   const status = async (): Promise<{ code: number | null; report: StatusReport }> => {
-    const result = await cli(['status', '--json']);
-    return { code: result.code, report: JSON.parse(result.stdout) as StatusReport };
+    const report = await askDaemonSocket<StatusReport>(runtimeDir, 'status');
+    return { code: report.healthy ? 0 : 1, report };
   };
   await waitFor(
     async () => {
