@@ -80,7 +80,7 @@ describe.skipIf(skipReason !== undefined)(`buttons through the Linux kernel's Bl
     });
 
   beforeAll(async () => {
-    process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s\n`);
+    process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s${guest.slotWaitSeconds > 0 ? `, then waited ${guest.slotWaitSeconds.toFixed(1)} s for a slot` : ''}\n`);
     await startBtvirt(guest, 4, 0);
     // Powered on as bluetoothd or a hub's setup would; an adapter left down is a row of radio-fails.test.ts.
     await guest.check(powerOnScript(HUB_INDEX));

@@ -96,7 +96,7 @@ describe.skipIf(skipReason !== undefined)(`the radio as it fails, through the Li
   };
 
   beforeAll(async () => {
-    process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s\n`);
+    process.stderr.write(`kernel guest booted in ${guest.bootSeconds.toFixed(1)} s${guest.slotWaitSeconds > 0 ? `, then waited ${guest.slotWaitSeconds.toFixed(1)} s for a slot` : ''}\n`);
     await startSimulator(guest);
     // Row 1's start: no controller at all (the modules are loaded, as on a Pi before hciuart).
     daemon = await startDaemon(guest, { hciDevice: 0 });

@@ -75,21 +75,27 @@ export function niced(commandLine: readonly string[]): string[] {
  */
 export async function oneBuildAtATime<T>(name: string, build: () => Promise<T>): Promise<T> {
   const lock = path.join(tmpdir(), `panic-pair-${name}.lock`);
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
+  while (!tryLock(lock)) await new Promise((resolve) => setTimeout(resolve, 500));
   try {
     return await build();
   } finally {
     rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Takes the lock directory `lock` for this process when it is free: true when taken. A lock whose
+ * holder is gone is removed, to be taken at the next try.
+ */
+export function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (!holderAlive(lock)) rmSync(lock, { recursive: true, force: true });
+    return false;
   }
 }
 

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
+import { niced, tryLock } from './checkout-package.js';
 import { cachedRoot, lastLines } from './container-root.js';
 import { Agent, connectAgent } from './guest-agent.js';
 import { GUEST_ARCHITECTURES, type DebianArchitecture, type GuestArchitecture } from './guest-architecture.js';
@@ -56,6 +58,8 @@ export interface KernelGuest {
   readonly architecture: GuestArchitecture;
   /** Seconds from starting qemu to the agent's first word. */
   readonly bootSeconds: number;
+  /** Seconds the booted guest then waited for a slot (GUEST_SLOTS), having booted at the lowest priority. */
+  readonly slotWaitSeconds: number;
   /** Runs `sh -c script` as root in the guest and waits for it to exit. */
   run(script: string, options?: { timeoutMs?: number }): Promise<GuestExit>;
   /** As run(), but throws with its output unless it exits 0; resolves with stdout. */
@@ -115,6 +119,45 @@ export async function bootKernelGuestOrReason(options: { deb?: string; architect
   return boot(machine, await cachedRoot(machine.recipe, { everyRoot: true }), options.deb);
 }
 
+/**
+ * Guests whose suites run their rows at once: one a core. A guest under TCG keeps its core busy,
+ * and a third beside them made every guest slower than its daemon's deadlines allow. A further
+ * suite's guest boots meanwhile at the lowest priority, in the time the two leave idle (a deadline
+ * waited for, a suite's last rows alone), then waits for the first slot freed; from then it runs as
+ * the others do. The slots are lock directories, shared by the run's kernel workers.
+ */
+const GUEST_SLOTS = 2;
+
+/** A slot taken now, or undefined when all are held; the function releases it. */
+function tryGuestSlot(): (() => void) | undefined {
+  for (let index = 0; index < GUEST_SLOTS; index++) {
+    const lock = path.join(tmpdir(), `panic-pair-guest-slot-${index}.lock`);
+    if (tryLock(lock)) return () => rmSync(lock, { recursive: true, force: true });
+  }
+  return undefined;
+}
+
+/** The first slot freed; undefined once `given up` says the guest is gone. */
+async function guestSlot(givenUp: () => boolean): Promise<(() => void) | undefined> {
+  while (!givenUp()) {
+    const release = tryGuestSlot();
+    if (release !== undefined) return release;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return undefined;
+}
+
+/** Every thread of process `pid` at `priority` (a nice value), as a slot lets a guest booted at the lowest run as the others. */
+function prioritise(pid: number, priority: number): void {
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      setPriority(Number(task), priority);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+}
+
 const live = new Set<() => void>();
 process.once('exit', () => {
   for (const emergency of live) emergency();
@@ -124,9 +167,17 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
   const runTimeoutMs = RUN_TIMEOUT_MS * machine.slowness;
   const scratch = await mkdtemp(path.join('/var/tmp', 'panic-pair-ble-kernel-'));
   let qemu: ChildProcess | undefined;
+  let release = tryGuestSlot();
+  let stopped = false;
+  const freeSlot = (): void => {
+    stopped = true;
+    release?.();
+    release = undefined;
+  };
   const emergency = (): void => {
     if (qemu?.pid !== undefined && qemu.exitCode === null) qemu.kill('SIGKILL');
     rmSync(scratch, { recursive: true, force: true });
+    freeSlot();
   };
   live.add(emergency);
   try {
@@ -136,19 +187,22 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
     const initrd = newestIn(boot, 'initrd.img-');
     const socketPath = path.join(scratch, 'agent.sock');
     const started = performance.now();
-    const child = spawn(
+    const lowest = release === undefined;
+    const [command, ...args] = (lowest ? niced : (line: string[]) => line)([
       machine.qemu,
-      [
-        ...machine.machine,
-        ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
-        ...['-kernel', kernel, '-initrd', initrd],
-        // mitigations=off: the retpolines and barriers against speculation, which emulated code pays
-        // for at every call; a node start took 3.8 s in place of 4.8 s without them.
-        ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 mitigations=off init=/${GUEST_DIR}/guest-init.sh`],
-        // The run's image, shared: this guest's writes go to a temporary file of its qemu's own.
-        ...['-drive', `file=${image},format=raw,if=virtio,snapshot=on`],
-        ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
-      ],
+      ...machine.machine,
+      ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
+      ...['-kernel', kernel, '-initrd', initrd],
+      // mitigations=off: the retpolines and barriers against speculation, which emulated code pays
+      // for at every call; a node start took 3.8 s in place of 4.8 s without them.
+      ...['-append', `root=/dev/vda rw console=${machine.console} loglevel=3 panic=-1 mitigations=off init=/${GUEST_DIR}/guest-init.sh`],
+      // The run's image, shared: this guest's writes go to a temporary file of its qemu's own.
+      ...['-drive', `file=${image},format=raw,if=virtio,snapshot=on`],
+      ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
+    ]);
+    const child = spawn(
+      command!,
+      args,
       // snapshot=on's temporary file in the scratch folder: removed with it, even after a SIGKILL.
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: scratch } },
     );
@@ -165,22 +219,37 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
       new Error(spawnError !== undefined ? `${machine.qemu} did not start: ${spawnError.message}` : `qemu exited ${child.exitCode ?? child.signalCode}: ${lastLines(console, 40)}`);
     await waitFor(() => gone() || existsSync(socketPath), { timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 100, what: 'qemu to make its agent socket' });
     if (gone()) throw bootFailed();
+    // Booted at the lowest priority: at its normal one from the moment a slot frees, booted or not
+    // (qemu made its socket: `nice` has run it).
+    const slotted = (release !== undefined
+      ? Promise.resolve()
+      : guestSlot(() => stopped || gone()).then((taken) => {
+          if (stopped) return taken?.();
+          release = taken;
+          if (child.pid !== undefined && !gone()) prioritise(child.pid, 0);
+        })
+    ).then(() => performance.now());
     // qemu (wait=on) starts the guest only once this connects: a failed connect must not leave it waiting.
     const connection = await connectAgent(socketPath, gone, BOOT_TIMEOUT_MS);
     const agent = new Agent(connection);
     // A guest that dies (a kernel panic, PID 1 gone) fails every command still waiting, with its console.
     child.once('exit', () => agent.lost(bootFailed()));
+    // The boot's own time counts from then: a boot at the lowest priority may wait on a busy machine.
     const ready = await Promise.race([
       agent.ready,
       new Promise<never>((_, reject) => child.once('exit', () => reject(bootFailed()))),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no word from the guest in ${BOOT_TIMEOUT_MS / 1000} s: ${lastLines(console, 40)}`)), BOOT_TIMEOUT_MS).unref()),
+      new Promise<never>((_, reject) => void slotted.then(() => setTimeout(() => reject(new Error(`no word from the guest in ${BOOT_TIMEOUT_MS / 1000} s: ${lastLines(console, 40)}`)), BOOT_TIMEOUT_MS).unref())),
     ]);
     void ready;
     const bootSeconds = (performance.now() - started) / 1000;
+    const slotAt = await slotted;
+    if (gone()) throw bootFailed();
+    const slotWaitSeconds = lowest ? Math.max(0, (slotAt - started) / 1000 - bootSeconds) : 0;
     const disposals: Array<() => Promise<void> | void> = [];
     return {
       architecture: machine,
       bootSeconds,
+      slotWaitSeconds,
       run: (script, runOptions) => agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script),
       async check(script, runOptions) {
         const result = await agent.start(script).finished(runOptions?.timeoutMs ?? runTimeoutMs, script);
@@ -202,6 +271,7 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
         }
         live.delete(emergency);
         await rm(scratch, { recursive: true, force: true });
+        freeSlot();
       },
     };
   } catch (error) {

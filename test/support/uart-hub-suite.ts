@@ -91,7 +91,7 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
     };
 
     beforeAll(async () => {
-      figures.push(`boot to the guest's init: ${guest.bootSeconds.toFixed(1)} s`);
+      figures.push(`boot to the guest's init: ${guest.bootSeconds.toFixed(1)} s${guest.slotWaitSeconds > 0 ? `, then ${guest.slotWaitSeconds.toFixed(1)} s waiting for a slot` : ''}`);
       simulator = await startSimulator(guest);
       await startControllerServer(guest);
       button = uart('/dev/ttyBT0');
