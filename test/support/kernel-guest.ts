@@ -202,7 +202,7 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
     const socketPath = path.join(scratch, 'agent.sock');
     const started = performance.now();
     const lowest = release === undefined;
-    const [command, ...args] = (lowest ? niced : (line: string[]) => line)([
+    const qemuLine = [
       machine.qemu,
       ...machine.machine,
       ...['-accel', 'tcg', '-m', String(machine.memoryMb), '-smp', String(machine.cpus), '-nographic', '-no-reboot', '-nic', 'none'],
@@ -213,7 +213,8 @@ async function boot(machine: GuestArchitecture, root: string, deb: string | unde
       // The run's image, shared: this guest's writes go to a temporary file of its qemu's own.
       ...['-drive', `file=${image},format=raw,if=virtio,snapshot=on`],
       ...['-device', 'virtio-serial', '-chardev', `socket,id=agent,path=${socketPath},server=on,wait=on`, '-device', 'virtserialport,chardev=agent,name=agent'],
-    ]);
+    ];
+    const [command, ...args] = lowest ? niced(qemuLine) : qemuLine;
     const child = spawn(
       command!,
       args,
