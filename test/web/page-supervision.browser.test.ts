@@ -57,8 +57,12 @@ describe('linked buttons on the page', () => {
     const missing = rows.nth(0);
     expect(await missing.locator('strong').first().textContent()).toBe('MISSING1');
     const text = (await missing.textContent()) ?? '';
-    // Worded by the browser's Intl (DurationFormat, DateTimeFormat) for the page's language.
-    expect(text).toMatch(/⚠ missing for 2 hr, 10 min \(last heard \d+:\d\d\s?[AP]M\)/);
+    // Worded by the browser's Intl (DurationFormat, DateTimeFormat) for the page's language: the
+    // time alone when it was heard today, with its date when that was yesterday (a run just after
+    // midnight). The browser runs in this process's time zone.
+    const heardToday = new Date(missingSince).toDateString() === new Date().toDateString();
+    const heardAt = heardToday ? String.raw`\d+:\d\d\s?[AP]M` : String.raw`[A-Z][a-z]{2} \d+, \d{4}, \d+:\d\d\s?[AP]M`;
+    expect(text).toMatch(new RegExp(`⚠ missing for 2 hr, 10 min \\(last heard ${heardAt}\\)`));
     expect(text).toContain('⚠ battery 15% (low)');
     expect(text).toContain('⚠ linked, but missing');
     expect(text).not.toContain('✓ linked');
