@@ -81,9 +81,11 @@ await runBench('latency', async () => {
   // the state comes out: the broker's two hops on the path.
   const loopTimes = [];
   const brokerLoop = () =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
       const started = performance.now();
+      const timer = setTimeout(() => reject(new Error('the broker did not bring the probe back within 10 s')), 10_000);
       looped = (at) => {
+        clearTimeout(timer);
         looped = undefined;
         resolve(at - started);
       };
