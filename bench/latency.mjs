@@ -23,23 +23,24 @@ await runBench('latency', async () => {
 
   const client = await mqttClient(broker.url);
   const waiting = new Map();
-  let looped;
   client.on('message', (topic, payload) => {
     const at = performance.now();
-    if (topic === LOOP_TOPIC) return looped?.(at);
+    if (topic === LOOP_TOPIC) return waiting.get(LOOP_TOPIC)?.(at);
     if (JSON.parse(payload.toString()).state !== 'linked') return;
     waiting.get(topic.slice(`${PREFIX}/devices/`.length))?.(at);
   });
-  /** Resolves with the moment the device's retained state said `linked`. */
-  const linked = (deviceId) =>
+  /** Resolves with the moment the message awaited under `key` (a deviceId, or the loop's topic) arrives. */
+  const arrival = (key, missing) =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${deviceId} was not linked within 10 s`)), 10_000);
-      waiting.set(deviceId, (at) => {
+      const timer = setTimeout(() => reject(new Error(`${missing} within 10 s`)), 10_000);
+      waiting.set(key, (at) => {
         clearTimeout(timer);
-        waiting.delete(deviceId);
+        waiting.delete(key);
         resolve(at);
       });
     });
+  /** Resolves with the moment the device's retained state said `linked`. */
+  const linked = (deviceId) => arrival(deviceId, `${deviceId} was not linked`);
   // QoS 1, as the daemon publishes: this observer acknowledges each state at once. mosquitto
   // leaves Nagle's algorithm on (set_tcp_nodelay false), so a second small packet to a client that
   // has not acknowledged the first waits for its delayed ACK, up to 40 ms on Linux: with a QoS 0
@@ -80,17 +81,12 @@ await runBench('latency', async () => {
   // And a message from this client to itself through the broker, as the announcement goes in and
   // the state comes out: the broker's two hops on the path.
   const loopTimes = [];
-  const brokerLoop = () =>
-    new Promise((resolve, reject) => {
-      const started = performance.now();
-      const timer = setTimeout(() => reject(new Error('the broker did not bring the probe back within 10 s')), 10_000);
-      looped = (at) => {
-        clearTimeout(timer);
-        looped = undefined;
-        resolve(at - started);
-      };
-      client.publish(LOOP_TOPIC, 'probe');
-    });
+  const brokerLoop = async () => {
+    const started = performance.now();
+    const back = arrival(LOOP_TOPIC, 'the broker did not bring the probe back');
+    client.publish(LOOP_TOPIC, 'probe');
+    return (await back) - started;
+  };
 
   const window = await openWindow(daemon, 300);
   const times = [];
@@ -118,16 +114,19 @@ await runBench('latency', async () => {
   const stats = simulator.stats();
   // What the machine gives at that moment to any daemon: the bare POST, the two durable writes of
   // CONTRACT.md section 8 and the broker's hops. Reported beside the ratio, not part of it.
-  const floor = median(bareTimes.slice(1)) + 2 * median(writeTimes.slice(1)) + median(loopTimes.slice(1));
+  const bare = median(bareTimes.slice(1));
+  const write = median(writeTimes.slice(1));
+  const loop = median(loopTimes.slice(1));
+  const floor = bare + 2 * write + loop;
   report({
     figure: 'latency: announce to retained linked / API 20 ms',
     ratio: median(measured) / LATENCY_MS,
     target: { op: '<=', value: 1.5 },
     detail:
       `median of ${BUTTONS}: ${median(measured).toFixed(1)} ms (min ${Math.min(...measured).toFixed(1)}, max ${Math.max(...measured).toFixed(1)}); ` +
-      `the simulator's own time a POST, median ${apiLinkMs(simulator).toFixed(1)} ms, a bare http.request POST alongside ${median(bareTimes.slice(1)).toFixed(1)} ms, ` +
-      `a durable write alongside ${median(writeTimes.slice(1)).toFixed(1)} ms (two are on the path), ` +
-      `the broker there and back ${median(loopTimes.slice(1)).toFixed(1)} ms; ` +
+      `the simulator's own time a POST, median ${apiLinkMs(simulator).toFixed(1)} ms, a bare http.request POST alongside ${bare.toFixed(1)} ms, ` +
+      `a durable write alongside ${write.toFixed(1)} ms (two are on the path), ` +
+      `the broker there and back ${loop.toFixed(1)} ms; ` +
       `the floor so made ${floor.toFixed(1)} ms (${(floor / LATENCY_MS).toFixed(2)} of the API's ${LATENCY_MS} ms), the daemon's time over it ${(median(measured) - floor).toFixed(1)} ms; ` +
       `the daemon's CPU a button ${cpuPerButton.toFixed(2)} ms; ` +
       `GETs during the run ${stats.subscriptionGets}`,
