@@ -3,8 +3,10 @@
 // time, a burst of links cost the square of the store's size (issue 36). Each entry is checked
 // once and encoded once while it stays the same: what is compared and kept is the entry's JSON,
 // which is exactly what goes to disk, so a file the next start would refuse is still never written.
+// Keys of a newer minor version read with an entry go back to disk with it while it is saved.
 import { z } from 'zod';
 import { DEVICE_ID_PATTERN } from '../device-id.js';
+import { NOTHING_KEPT, withKept, type KeptKeys, type StoreKept } from './kept-keys.js';
 import { encodeHeardEntries } from './pairings-file.js';
 import { heardButtonSchema, type HeardSection } from './schema.js';
 
@@ -15,6 +17,15 @@ const savedAtSchema = z.iso.datetime({ offset: true });
 export class HeardChecker {
   /** deviceId -> the JSON of its entry as last found valid. */
   #valid = new Map<string, string>();
+  /** deviceId -> the unknown keys read with its entry, until a section is saved without it. */
+  #kept: ReadonlyMap<string, KeptKeys>;
+  /** The section's own unknown keys, kept while there is a section. */
+  readonly #sectionKept: KeptKeys | undefined;
+
+  constructor(kept: Pick<StoreKept, 'heard' | 'heardDevices'> = NOTHING_KEPT) {
+    this.#kept = kept.heardDevices;
+    this.#sectionKept = kept.heard;
+  }
 
   check(section: HeardSection): HeardCheck {
     if (typeof section !== 'object' || section === null || typeof section.devices !== 'object' || section.devices === null) {
@@ -38,7 +49,20 @@ export class HeardChecker {
       next.set(deviceId, json);
     }
     this.#valid = next;
+    const entries = this.#kept.size === 0 ? next : this.#withKept(next);
     // The caller's devices as they are: copied key by key, a button named `__proto__` would be lost.
-    return { ok: true, section: { savedAt: section.savedAt, devices: section.devices }, json: encodeHeardEntries(section.savedAt, next) };
+    return { ok: true, section: { savedAt: section.savedAt, devices: section.devices }, json: encodeHeardEntries(section.savedAt, entries, this.#sectionKept) };
+  }
+
+  /** The entries with their kept keys; those of an entry no longer saved are let go. */
+  #withKept(entries: ReadonlyMap<string, string>): (readonly [string, string])[] {
+    const kept = new Map<string, KeptKeys>();
+    const encoded = Array.from(entries, ([deviceId, json]) => {
+      const keys = this.#kept.get(deviceId);
+      if (keys !== undefined) kept.set(deviceId, keys);
+      return [deviceId, withKept(json, keys)] as const;
+    });
+    this.#kept = kept;
+    return encoded;
   }
 }

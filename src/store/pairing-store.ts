@@ -7,7 +7,8 @@ import path from 'node:path';
 import { messageOf, PanicPairError } from '../errors.js';
 import { describeFsError } from './fs-error-words.js';
 import { beginDurableWrite, TEMPORARY_SUFFIX, type DurableFs, type DurableWrite } from './durable-write.js';
-import { canonicalRecord, encodeHeard, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues } from './pairings-file.js';
+import { withKept, type KeptKeys } from './kept-keys.js';
+import { canonicalRecord, encodeHeard, encodePairingsFile, PAIRINGS_FILE, readPairingsFile, summarizeIssues, type PairingsContent } from './pairings-file.js';
 import type { DeviceRecord } from './record.js';
 import { HeardChecker } from './heard-check.js';
 import { deviceRecordSchema, type HeardSection } from './schema.js';
@@ -39,7 +40,10 @@ export interface StoreHealth {
 
 interface Entry {
   record: Readonly<DeviceRecord>;
+  /** What goes to disk: the record, then its kept keys. */
   json: string;
+  /** Keys of a newer minor version read with the record, kept through its puts until it is removed. */
+  kept?: KeptKeys;
 }
 
 interface HeardEntry {
@@ -67,7 +71,9 @@ export class PairingStore {
   readonly #fs: DurableFs | undefined;
   readonly #entries = new Map<string, Entry>();
   #heard: HeardEntry | undefined;
-  readonly #heardChecker = new HeardChecker();
+  readonly #heardChecker: HeardChecker;
+  /** The file's own keys of a newer minor version. */
+  readonly #fileKept: KeptKeys | undefined;
   /** deviceIds of #entries in code-unit order, kept sorted so a write never sorts the store. */
   #ids: string[];
   #queue: Change[] = [];
@@ -78,19 +84,24 @@ export class PairingStore {
   #stats: StoreStats = { writes: 0, fsyncs: 0, bytesWritten: 0 };
   #healthError: string | undefined;
 
-  private constructor(stateDir: string, records: DeviceRecord[], heard: HeardSection | undefined, lock: StateLock | undefined, options: PairingStoreOptions) {
+  private constructor(stateDir: string, content: PairingsContent, lock: StateLock | undefined, options: PairingStoreOptions) {
     this.stateDir = stateDir;
     this.file = path.join(stateDir, PAIRINGS_FILE);
     this.#lock = lock;
     this.lockTakeover = lock?.takeover;
     this.#now = options.now ?? (() => new Date());
     this.#fs = options.fs;
-    for (const record of records) {
+    const { kept } = content;
+    for (const record of content.devices) {
       const canonical = canonicalRecord(record);
-      this.#entries.set(record.deviceId, { record: canonical, json: JSON.stringify(canonical) });
+      const keys = kept.devices.get(record.deviceId);
+      const json = withKept(JSON.stringify(canonical), keys);
+      this.#entries.set(record.deviceId, keys === undefined ? { record: canonical, json } : { record: canonical, json, kept: keys });
     }
     this.#ids = [...this.#entries.keys()].sort(compareIds);
-    if (heard !== undefined) this.#heard = { section: heard, json: encodeHeard(heard) };
+    this.#fileKept = kept.file;
+    this.#heardChecker = new HeardChecker(kept);
+    if (content.heard !== undefined) this.#heard = { section: content.heard, json: encodeHeard(content.heard, kept) };
   }
 
   static async open(stateDir: string, options: PairingStoreOptions = {}): Promise<PairingStore> {
@@ -104,7 +115,7 @@ export class PairingStore {
       const content = await readPairingsFile(path.join(stateDir, PAIRINGS_FILE));
       // Only the lock holder may clear temporaries: without the lock they may be a live writer's.
       if (lock) await removeLeftoverTemporaries(stateDir);
-      return new PairingStore(stateDir, content.devices, content.heard, lock, options);
+      return new PairingStore(stateDir, content, lock, options);
     } catch (error) {
       await lock?.release();
       throw error;
@@ -235,8 +246,10 @@ export class PairingStore {
         existed.push(true);
         continue;
       }
-      existed.push(delta.has(change.deviceId) ? delta.get(change.deviceId) !== null : this.#entries.has(change.deviceId));
-      delta.set(change.deviceId, change.entry);
+      const before = delta.has(change.deviceId) ? delta.get(change.deviceId) : this.#entries.get(change.deviceId);
+      existed.push(before !== undefined && before !== null);
+      // A put keeps what the record it replaces kept; a removal lets it go.
+      delta.set(change.deviceId, change.entry === null || before?.kept === undefined ? change.entry : keeping(change.entry, before.kept));
     }
     const changesHeard = heard !== undefined && heard.json !== this.#heard?.json;
     const changesDisk = changesHeard || [...delta].some(([id, entry]) => entry !== null || this.#entries.has(id));
@@ -260,7 +273,7 @@ export class PairingStore {
     const ids = mergeIds(this.#ids, delta, this.#entries);
     const encoded = ids.map((id) => (delta.get(id) ?? this.#entries.get(id))!.json);
     const nextHeard = heard ?? this.#heard;
-    const result = await write.finish(encodePairingsFile(encoded, nextHeard?.json));
+    const result = await write.finish(encodePairingsFile(encoded, nextHeard?.json, this.#fileKept));
     this.#heard = nextHeard;
     for (const [id, entry] of delta) {
       if (entry === null) this.#entries.delete(id);
@@ -273,6 +286,10 @@ export class PairingStore {
     this.#stats.lastWriteAt = this.#now().toISOString();
     this.#healthError = undefined;
   }
+}
+
+function keeping(entry: Entry, kept: KeptKeys): Entry {
+  return { record: entry.record, json: withKept(entry.json, kept), kept };
 }
 
 function compareIds(a: string, b: string): number {

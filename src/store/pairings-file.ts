@@ -1,12 +1,22 @@
 // Reading and encoding `pairings.json`. A file that cannot be read, parsed or validated is refused
-// with the reason and left exactly as it is: the installer decides what happens to it.
+// with the reason and left exactly as it is: the installer decides what happens to it. Keys it
+// does not know (a newer minor version's) are read beside the records and written back with them.
 import { readFile, stat } from 'node:fs/promises';
 import type { z } from 'zod';
 import { PanicPairError } from '../errors.js';
 import { describeFsError, errnoCode } from './fs-error-words.js';
 import { describeJsonPosition, jsonErrorPosition } from './json-error-position.js';
+import { keptLines, NOTHING_KEPT, setAsideUnknownKeys, withKept, type KeptKeys, type SetAside, type StoreKept } from './kept-keys.js';
 import type { DeviceRecord } from './record.js';
-import { pairingsFileSchema, READABLE_SCHEMA_VERSIONS, STORE_SCHEMA_VERSION, versionProblem, type HeardSection } from './schema.js';
+import {
+  pairingsFileSchema,
+  READABLE_SCHEMA_VERSIONS,
+  STORE_MINOR_VERSION,
+  STORE_SCHEMA_VERSION,
+  versionProblem,
+  type HeardButton,
+  type HeardSection,
+} from './schema.js';
 
 export const PAIRINGS_FILE = 'pairings.json';
 
@@ -16,12 +26,14 @@ export interface PairingsContent {
   devices: DeviceRecord[];
   /** Absent in a version 1 file and in a store that has heard nothing yet. */
   heard?: HeardSection;
+  /** The keys of a newer minor version, to be written back (kept-keys.ts). */
+  kept: StoreKept;
 }
 
 /** The records of the file, or none when it does not exist yet. */
 export async function readPairingsFile(file: string): Promise<PairingsContent> {
   const bytes = await readBytes(file);
-  if (bytes === null) return { devices: [] };
+  if (bytes === null) return { devices: [], kept: NOTHING_KEPT };
   let text: string;
   try {
     // Fatal decoding: a replacement character would quietly change a deviceId.
@@ -44,11 +56,30 @@ export async function readPairingsFile(file: string): Promise<PairingsContent> {
         `${ADVICE}, or run the panic-pair version that wrote it`,
     );
   }
-  const parsed = pairingsFileSchema.safeParse(value);
+  // Whatever its minorVersion: a newer minor's keys are kept, not refused.
+  let aside: SetAside;
+  try {
+    aside = setAsideUnknownKeys(value);
+  } catch (error) {
+    // JSON.parse reads deeper nesting than JSON.stringify, which recurses, can write back.
+    if (error instanceof RangeError) throw refused(file, 'holds a key this panic-pair does not know, nested too deeply to be written back');
+    throw error;
+  }
+  const parsed = pairingsFileSchema.safeParse(aside.known);
   if (!parsed.success) throw refused(file, `does not match the store schema (${summarizeIssues(parsed.error)})`);
   const problem = versionProblem(parsed.data);
   if (problem !== undefined) throw refused(file, `does not match the store schema (${problem})`);
-  return parsed.data.heard === undefined ? { devices: parsed.data.devices } : { devices: parsed.data.devices, heard: parsed.data.heard };
+  const { devices, heard } = parsed.data;
+  const kept: StoreKept = {
+    file: aside.file,
+    heard: aside.heard,
+    devices: new Map(Array.from(aside.records, ([index, keys]) => [devices[index]!.deviceId, keys])),
+    heardDevices: aside.heardDevices,
+  };
+  if (heard === undefined) return { devices, kept };
+  // Looked up by deviceId: a null prototype, so that an id such as `constructor` finds only its own entry.
+  const buttons = Object.assign(Object.create(null) as Record<string, HeardButton>, heard.devices);
+  return { devices, heard: { savedAt: heard.savedAt, devices: buttons }, kept };
 }
 
 /** Fixed key order and no undefined keys, so equal records encode to equal bytes. Frozen: the
@@ -68,24 +99,26 @@ export function canonicalRecord(record: DeviceRecord): Readonly<DeviceRecord> {
 }
 
 /** The whole file from records already encoded one by one, in deviceId order: one device a line,
- * so the file is stable, readable and diffs well. `heard` is already encoded (encodeHeard). */
-export function encodePairingsFile(encodedRecords: readonly string[], encodedHeard?: string): string {
+ * so the file is stable, readable and diffs well. `heard` is already encoded (encodeHeard); `kept`
+ * are the file's own keys of a newer minor version. */
+export function encodePairingsFile(encodedRecords: readonly string[], encodedHeard?: string, kept?: KeptKeys): string {
   const devices = encodedRecords.length === 0 ? '[]' : `[\n    ${encodedRecords.join(',\n    ')}\n  ]`;
   const heard = encodedHeard === undefined ? '' : `,\n  "heard": ${encodedHeard}`;
-  return `{\n  "schemaVersion": ${STORE_SCHEMA_VERSION},\n  "devices": ${devices}${heard}\n}\n`;
+  return `{\n  "schemaVersion": ${STORE_SCHEMA_VERSION},\n  "minorVersion": ${STORE_MINOR_VERSION},\n  "devices": ${devices}${heard}${keptLines(kept, '  ')}\n}\n`;
 }
 
-/** `heard` with one button a line, in deviceId order. */
-export function encodeHeard(heard: HeardSection): string {
+/** `heard` with one button a line, in deviceId order, each with its kept keys (as read). */
+export function encodeHeard(heard: HeardSection, kept: Pick<StoreKept, 'heard' | 'heardDevices'> = NOTHING_KEPT): string {
   const ids = Object.keys(heard.devices).sort();
-  return encodeHeardEntries(heard.savedAt, ids.map((id) => [id, JSON.stringify(heard.devices[id])]));
+  const entries = ids.map((id) => [id, withKept(JSON.stringify(heard.devices[id]), kept.heardDevices.get(id))] as const);
+  return encodeHeardEntries(heard.savedAt, entries, kept.heard);
 }
 
-/** The same from entries already encoded, given in deviceId order. */
-export function encodeHeardEntries(savedAt: string, entries: Iterable<readonly [string, string]>): string {
+/** The same from entries already encoded, given in deviceId order; `kept` are the section's own. */
+export function encodeHeardEntries(savedAt: string, entries: Iterable<readonly [string, string]>, kept?: KeptKeys): string {
   const lines = Array.from(entries, ([id, json]) => `${JSON.stringify(id)}: ${json}`);
   const devices = lines.length === 0 ? '{}' : `{\n      ${lines.join(',\n      ')}\n    }`;
-  return `{\n    "savedAt": ${JSON.stringify(savedAt)},\n    "devices": ${devices}\n  }`;
+  return `{\n    "savedAt": ${JSON.stringify(savedAt)},\n    "devices": ${devices}${keptLines(kept, '    ')}\n  }`;
 }
 
 export function summarizeIssues(error: z.ZodError, shown = 3): string {
