@@ -119,6 +119,9 @@ export const settingsSchema = z
     webCodeFile: path(form('webCodeFile')).optional(),
     webCertFile: path(form('webCertFile')).optional(),
     webKeyFile: path(form('webKeyFile')).optional(),
+    // Read by the judge of each update from the config file and the unit's environment, not by the
+    // daemon: checked here so that a wrong value stops `run` as any other does, and left out of Config.
+    updateProbation: integer(form('updateProbation'), 60),
   })
   .superRefine((settings, ctx) => {
     // Adapters that listen on the broker would silently hear nothing without one.

@@ -294,6 +294,14 @@ export const SETTINGS = {
     defaultText: 'none (HTTP)',
     path: true,
   },
+  updateProbation: {
+    env: 'PANIC_PAIR_UPDATE_PROBATION',
+    fileKey: 'updateProbation',
+    flag: '--update-probation',
+    form: 'an integer number of seconds, at least 60, that a new version is on probation after an update',
+    default: 600,
+    defaultText: '600',
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingKey = keyof typeof SETTINGS;
