@@ -19,6 +19,7 @@ import { statusReporter } from './status-reporter.js';
 import { openStores } from './stores.js';
 import { deviceRows, type HearingSides } from './supervision-side.js';
 import { TokenHolder } from './token-holder.js';
+import { UpdateWatch } from './update-watch.js';
 import { startWebSide } from './web-side.js';
 
 export interface RunningDaemon {
@@ -94,13 +95,18 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
   engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
-  const status = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters });
+  const report = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters });
+  const updates = new UpdateWatch({ stateDir: config.stateDir, logger });
+  // A person's `status` reads the update record now; what samples the status every second (the
+  // health, systemd's status line, the page) takes it as last read (a stat every 30 s).
+  const status = (): StatusReport => report(updates.latest());
+  const askedStatus = (): StatusReport => report(updates.read());
   // The fleet's view of this hub is derived from the same report `status --json` prints.
   mqtt?.publishHealth(() => healthOf(status()));
 
   const hearing = hearingOf(ble, mqtt);
-  const control = await startControlSide({ config, hubCustomerId: customerId, engine, supervisor, authenticator, hearing, status, logger });
-  const web = await startWebSide({ config, secrets: webSecrets, engine, handlers: control.handlers, logger }).catch(async (error: unknown) => {
+  const control = await startControlSide({ config, hubCustomerId: customerId, engine, supervisor, authenticator, hearing, status: askedStatus, logger });
+  const web = await startWebSide({ config, secrets: webSecrets, engine, handlers: { ...control.handlers, status }, logger }).catch(async (error: unknown) => {
     await control.server.close().catch(() => undefined);
     throw error;
   });

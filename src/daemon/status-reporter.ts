@@ -6,12 +6,14 @@ import type { Counters } from '../status/counters.js';
 import type { StatusReport } from '../status/status-report.js';
 import type { PairingStore } from '../store/index.js';
 import type { Supervisor } from '../supervision/supervisor.js';
+import type { UpdateRecord } from '../update/record.js';
 import { buildTime, packageVersion } from '../version.js';
 import type { BleSide } from './ble-side.js';
 import type { MqttSide } from './mqtt-side.js';
 import { buildStatus } from './status.js';
 
-// `status` as the running daemon answers it: each part read as it is now, at every call.
+// `status` as the running daemon answers it: each part read as it is now, at every call, beside
+// the update record its caller read (update-watch.ts: afresh for a person, as last read for a sample).
 
 export function statusReporter(parts: {
   config: Config;
@@ -23,9 +25,9 @@ export function statusReporter(parts: {
   supervisor: Supervisor;
   authenticator: Authenticator;
   counters: Counters;
-}): () => StatusReport {
+}): (update: UpdateRecord | null) => StatusReport {
   const { config, engine, store, ble, mqtt, supervisor, authenticator } = parts;
-  return () =>
+  return (update) =>
     buildStatus({
       version: packageVersion(),
       pid: process.pid,
@@ -54,6 +56,7 @@ export function statusReporter(parts: {
       counters: parts.counters,
       clockUnset: wallClockIsUnset(buildTime()),
       uptimeSeconds: Math.round(process.uptime()),
+      update,
     });
 }
 

@@ -5,6 +5,7 @@ import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../pairing/types.js';
 import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';
 import type { ButtonCounts } from '../supervision/types.js';
+import { updateOutcomeOf, updateProblem, type UpdateRecord } from '../update/record.js';
 
 export interface StatusInputs {
   version: string;
@@ -37,12 +38,16 @@ export interface StatusInputs {
   /** The wall clock reads earlier than the package's build. */
   clockUnset?: boolean;
   uptimeSeconds?: number;
+  /** update.json as last read: null when there is none (or none readable). */
+  update?: UpdateRecord | null;
 }
 
 /** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
 export function buildStatus(inputs: StatusInputs): StatusReport {
   const problems: string[] = [];
   if (inputs.clockUnset === true) problems.push(CLOCK_UNSET);
+  const rollback = updateProblem(inputs.update ?? null);
+  if (rollback !== undefined) problems.push(rollback);
   if (inputs.token === 'missing') problems.push('no API token is configured');
   if (inputs.token === 'refused') problems.push('the API refused the token (401): install a valid token, then reload (systemctl reload panic-pair)');
   if (inputs.entitlement.entitled === false) {
@@ -79,6 +84,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     devices,
     buttons: inputs.buttons ?? { linked: devices.linked, online: 0, missing: 0, unknown: devices.linked, unsupervised: 0, batteryLow: 0 },
     autoPair: inputs.autoPair,
+    update: updateOutcomeOf(inputs.update ?? null),
     counters: { ...inputs.counters },
   };
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;

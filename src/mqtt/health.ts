@@ -17,5 +17,6 @@ export function healthOf(report: StatusReport): HealthReading {
     devices: report.devices,
     buttons: report.buttons,
     uptimeSeconds: report.uptimeSeconds ?? 0,
+    update: report.update ?? null,
   };
 }

@@ -3,6 +3,7 @@ import { isValidDeviceId } from '../device-id.js';
 import type { DeviceState } from '../store/record.js';
 import type { StatusReport } from '../status/status-report.js';
 import type { AvailabilityPayload, ButtonCounts, SupervisionPayload } from '../supervision/types.js';
+import type { UpdateOutcome } from '../update/words.js';
 
 // Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
 // place, so a topic name or a payload shape can only change here.
@@ -52,6 +53,8 @@ export interface HealthPayload {
   buttons: ButtonCounts;
   /** On the monotonic clock: right even after the wall clock jumped. */
   uptimeSeconds: number;
+  /** Where the latest package update stands, as `status` says; null when none is recorded. */
+  update: UpdateOutcome | null;
   /** ISO-8601 wall-clock stamp of this publish. */
   at: string;
 }

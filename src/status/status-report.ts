@@ -2,6 +2,7 @@ import type { Counters } from './counters.js';
 import type { TokenState } from '../pairing/types.js';
 import type { RefusalReport } from '../mqtt/refusals.js';
 import type { ButtonCounts } from '../supervision/types.js';
+import type { UpdateOutcome } from '../update/words.js';
 
 // What `status --json` prints. CONTRACT.md section 2 fixes customerId, entitled, mqtt, ble and
 // counters; the rest is for the installer.
@@ -46,6 +47,11 @@ export interface StatusReport {
   autoPair: boolean;
   /** Home Assistant discovery: the prefix its configs are published under, when it is on. */
   homeAssistant?: { discoveryPrefix: string };
+  /**
+   * Where the latest package update stands (update.json in the state directory), null when none is
+   * recorded. Older daemons send none.
+   */
+  update?: UpdateOutcome | null;
   /** ISO-8601 end of the latest open pairing window, when one is open. */
   windowOpenUntil?: string;
   counters: Counters;

@@ -27,7 +27,7 @@ describe('<prefix>/health', () => {
 
   it('is retained, says what status says, and follows a pairing at once', async () => {
     const first = await waitFor(() => healths().find((health) => health.healthy), { what: 'a healthy health message' });
-    expect(Object.keys(first).sort()).toEqual(['at', 'ble', 'buttons', 'devices', 'healthy', 'mqtt', 'problems', 'uptimeSeconds', 'version']);
+    expect(Object.keys(first).sort()).toEqual(['at', 'ble', 'buttons', 'devices', 'healthy', 'mqtt', 'problems', 'update', 'uptimeSeconds', 'version']);
     const status = await hub.status();
     expect(first).toEqual({
       version: status.version,
@@ -38,6 +38,7 @@ describe('<prefix>/health', () => {
       devices: { total: 0, linked: 0, linking: 0, rejected: 0, failed: 0 },
       buttons: { linked: 0, online: 0, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
       uptimeSeconds: expect.any(Number),
+      update: null,
       at: expect.stringMatching(ISO),
     });
 

@@ -16,6 +16,7 @@ const healthy: HealthReading = {
   devices: { total: 1, linked: 1, linking: 0, rejected: 0, failed: 0 },
   buttons: { linked: 1, online: 1, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
   uptimeSeconds: 10,
+  update: null,
 };
 
 function rig() {
@@ -90,6 +91,20 @@ describe('HealthPublisher', () => {
     hub.set({ devices: { total: 2, linked: 2, linking: 0, rejected: 0, failed: 0 } });
     expect(hub.publisher.sample()).toBe(true);
     expect(hub.published).toHaveLength(5);
+  });
+
+  it('publishes a change of the update at once: probation, then rolled back', () => {
+    const hub = rig();
+    hub.publisher.sample();
+    hub.advance(1_000);
+    const probation = { state: 'probation', version: '0.3.2', previous: '0.3.1', reason: null, at: '2026-01-01T00:00:01.000Z' } as const;
+    hub.set({ update: probation });
+    expect(hub.publisher.sample()).toBe(true);
+    hub.advance(1_000);
+    const rolledBack = { ...probation, state: 'rolled-back', reason: 'not ready within 150 s', at: '2026-01-01T00:00:02.000Z' } as const;
+    hub.set({ version: '0.3.1', healthy: false, problems: ['update to 0.3.2 rolled back to 0.3.1: not ready within 150 s'], update: rolledBack });
+    expect(hub.publisher.sample()).toBe(true);
+    expect(hub.published.map((message) => message.payload.update)).toEqual([null, probation, rolledBack]);
   });
 
   it('keeps its minute on the monotonic clock when the wall clock jumps', () => {

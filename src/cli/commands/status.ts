@@ -3,6 +3,7 @@ import { PanicPairError } from '../../errors.js';
 import { askDaemon, type ClientOptions } from '../daemon.js';
 import { EXIT } from '../exit-codes.js';
 import { duration, facts, printJson } from '../render.js';
+import { updateLine } from '../../update/words.js';
 
 // `panic-pair status`: one line a fact, then exit 0 when healthy and 1 when degraded, so a
 // monitoring script needs only the exit code.
@@ -42,6 +43,8 @@ export function statusLines(report: StatusReport, now: number): string {
   const c = report.counters;
   const rows: [string, string][] = [
     ['daemon', `running, pid ${report.pid}, up ${uptime} (version ${report.version})`],
+    // Older daemons send none.
+    ...(report.update === undefined ? [] : [['update', updateLine(report.update)] as [string, string]]),
     ['customer', String(report.customerId)],
     ['household', householdText(report)],
     ['entitlement', entitlementText(report)],
