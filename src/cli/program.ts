@@ -107,7 +107,7 @@ export function buildProgram(): Command {
 
   program
     .command('fleet')
-    .description('every hub on the central broker, one row a hub, worst first: offline, stale, unreadable, unhealthy, healthy; exit 0 when all are healthy')
+    .description('every hub on the central broker, one row a hub, worst first: offline, stale, unreadable, rolled back, unhealthy, healthy; exit 0 when all are healthy')
     .requiredOption('--central <urls>', "the central broker, mqtt://host:port or mqtts://host:port; a cluster's nodes as URL,URL,... (the first that answers is read)")
     .option('--central-protocol <version>', 'only this MQTT version: mqttv311 or mqttv5 (default: 5, then 3.1.1 where 5 is refused)')
     .option('--cafile <file>', "PEM CA of the central broker's certificate (default: the system CAs)")

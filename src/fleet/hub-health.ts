@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { readJsonObject } from '../discovery/mqtt-source.js';
 import type { ButtonCounts } from '../supervision/types.js';
+import { updateOutcomeSchema } from '../update/record.js';
+import type { UpdateOutcome } from '../update/words.js';
 
 // A hub's `hubs/<id>/health` as the central reader takes it (CONTRACT.md sections 16 and 17): the
 // daemon's HealthPayload (src/mqtt/topics.ts), checked field by field, since whatever a hub (or
@@ -31,6 +33,8 @@ const healthSchema = z.object({
   at: z.iso.datetime({ offset: true }),
   // Hubs older than supervision (section 17) send none.
   buttons: buttonCounts.optional(),
+  // Hubs older than updates on probation (section 21) send none: no update recorded.
+  update: updateOutcomeSchema.nullable().optional(),
 });
 
 /**
@@ -48,6 +52,8 @@ export interface HubHealth {
   /** Wall-clock milliseconds of `at`. */
   atMs: number;
   buttons?: Readonly<ButtonCounts>;
+  /** Where its latest update stands; null when it says none (or is too old to say). */
+  update: Readonly<UpdateOutcome> | null;
 }
 
 export type HealthReading = { ok: true; health: HubHealth } | { ok: false; why: string };
@@ -80,6 +86,12 @@ function sharedButtons(buttons: ButtonCounts): Readonly<ButtonCounts> {
   return countsSeen.of(`${linked} ${online} ${missing} ${unknown} ${unsupervised} ${batteryLow}`, Object.freeze(buttons));
 }
 
+/** Its versions are the few a fleet runs, kept once; its time is its own. */
+function sharedUpdate(update: UpdateOutcome): Readonly<UpdateOutcome> {
+  const { state, version, previous, reason, at } = update;
+  return Object.freeze({ state, version: versions.of(version, version), previous: versions.of(previous, previous), reason, at });
+}
+
 /** The health, or in a few words why it cannot be read ("not JSON", "problems: expected array"). */
 export function readHealth(payload: Buffer): HealthReading {
   if (payload.length > MAX_HEALTH_BYTES) return { ok: false, why: `${payload.length} bytes, over the ${MAX_HEALTH_BYTES} a health may take` };
@@ -91,7 +103,7 @@ export function readHealth(payload: Buffer): HealthReading {
     const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
     return { ok: false, why: `${where}${issue?.message ?? 'not a health'}` };
   }
-  const { version, healthy, problems, uptimeSeconds, at, buttons } = parsed.data;
+  const { version, healthy, problems, uptimeSeconds, at, buttons, update } = parsed.data;
   const health: HubHealth = {
     version: versions.of(version, version),
     healthy,
@@ -99,6 +111,7 @@ export function readHealth(payload: Buffer): HealthReading {
     uptimeSeconds,
     at,
     atMs: Date.parse(at),
+    update: update == null ? null : sharedUpdate(update),
   };
   if (buttons !== undefined) health.buttons = sharedButtons(buttons);
   return { ok: true, health };

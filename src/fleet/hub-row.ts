@@ -1,4 +1,5 @@
 import type { ButtonCounts } from '../supervision/types.js';
+import { rollbackProblem, type UpdateOutcome } from '../update/words.js';
 import type { HubFacts } from './hub-facts.js';
 import { NO_PROBLEMS, type HubHealth } from './hub-health.js';
 import { clockTime, durationWords, shownId } from './words.js';
@@ -6,8 +7,12 @@ import { clockTime, durationWords, shownId } from './words.js';
 // One row a hub, from what the central broker said about it (CONTRACT.md section 16), and the
 // order an operator reads them in. Pure: the wall clock is passed in, as `now`.
 
-/** Worst first: the order of `fleet`'s rows, and of this list. */
-export const HUB_STATES = ['offline', 'stale', 'unreadable', 'unhealthy', 'healthy'] as const;
+/**
+ * Worst first: the order of `fleet`'s rows, and of this list. A hub rolled back to its version
+ * before (CONTRACT.md section 21) runs, but a release failed on it: it comes before the merely
+ * unhealthy, whose problems are the site's.
+ */
+export const HUB_STATES = ['offline', 'stale', 'unreadable', 'rolled-back', 'unhealthy', 'healthy'] as const;
 export type HubState = (typeof HUB_STATES)[number];
 
 /**
@@ -26,6 +31,7 @@ export type RowCause =
   | 'bad-health' // the health is not JSON or breaks the schema
   | 'bad-status' // the status is neither online nor offline
   | 'bad-bridge' // the bridge state is neither 1 nor 0
+  | 'rolled-back' // the hub's latest update was rolled back to the version before
   | 'problems' // the hub reports problems
   | 'none';
 
@@ -44,6 +50,8 @@ export interface HubRow {
   /** The daemon's `status`, the bridge's state, as read (null: none, or unreadable). */
   daemon: 'online' | 'offline' | null;
   bridge: 'up' | 'down' | null;
+  /** Where its latest update stands, as its health says; null when it says none. */
+  update: Readonly<UpdateOutcome> | null;
 }
 
 interface Verdict {
@@ -67,6 +75,7 @@ export function rowOf(hub: HubFacts, now: number): HubRow {
     uptimeSeconds: health?.uptimeSeconds ?? null,
     daemon,
     bridge,
+    update: health?.update ?? null,
   };
 }
 
@@ -94,6 +103,11 @@ function verdictOf(hub: HubFacts, health: HubHealth | undefined, now: number): V
   if (health === undefined) {
     return { state: 'stale', cause: 'no-health', reason: 'no health received: its daemon has published none (or one too large for this reader)' };
   }
+  if (health.update?.state === 'rolled-back') {
+    // The hub's own words, the rollback among them; a hub that names none still says which.
+    const reason = health.problems.length === 0 ? rollbackProblem(health.update) : health.problems.join('; ');
+    return { state: 'rolled-back', cause: 'rolled-back', reason };
+  }
   if (!health.healthy || health.problems.length > 0) {
     const reason = health.problems.length === 0 ? 'reports itself unhealthy, naming no problem' : health.problems.join('; ');
     return { state: 'unhealthy', cause: 'problems', reason };
@@ -109,7 +123,7 @@ function unreadableVerdict(hub: HubFacts): Verdict | undefined {
   return undefined;
 }
 
-/** Offline, stale, unreadable, unhealthy, healthy; within a state by hub id. */
+/** Offline, stale, unreadable, rolled back, unhealthy, healthy; within a state by hub id. */
 export function worstFirst(a: HubRow, b: HubRow): number {
   const byState = HUB_STATES.indexOf(a.state) - HUB_STATES.indexOf(b.state);
   if (byState !== 0) return byState;
@@ -118,5 +132,5 @@ export function worstFirst(a: HubRow, b: HubRow): number {
 
 /** What `--watch` compares: everything but the words that only age (durations, "ago"). */
 export function rowSignature(row: HubRow): string {
-  return JSON.stringify([row.state, row.cause, row.version, row.buttons, row.problems, row.daemon, row.bridge]);
+  return JSON.stringify([row.state, row.cause, row.version, row.buttons, row.problems, row.daemon, row.bridge, row.update]);
 }

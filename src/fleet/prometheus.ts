@@ -37,8 +37,13 @@ const METRICS: Metric[] = [
   },
   {
     name: 'panic_pair_hub_state',
-    help: "1 for the hub's state as `panic-pair fleet` says it (offline, stale, unreadable, unhealthy, healthy), 0 for the others.",
+    help: "1 for the hub's state as `panic-pair fleet` says it (offline, stale, unreadable, rolled-back, unhealthy, healthy), 0 for the others.",
     samples: (row) => HUB_STATES.map((state) => [{ state }, row.state === state ? 1 : 0]),
+  },
+  {
+    name: 'panic_pair_hub_rolled_back',
+    help: "1 when the hub's latest update was rolled back to the version before (its last health says so), else 0.",
+    samples: (row) => [[{}, row.update?.state === 'rolled-back' ? 1 : 0]],
   },
   {
     name: 'panic_pair_hub_buttons',

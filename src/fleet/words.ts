@@ -40,6 +40,11 @@ export function buttonsWords(buttons: ButtonCounts | null): string {
   return parts.join(', ');
 }
 
+/** A state as a person reads it: `rolled back` for `rolled-back`. */
+export function stateWords(state: string): string {
+  return state.replace(/-/g, ' ');
+}
+
 /** Control characters (C0, DEL, C1: escape sequences) shown as `?`: text from a hub is outside input. */
 export function printable(text: string): string {
   // eslint-disable-next-line no-control-regex

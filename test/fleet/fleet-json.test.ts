@@ -8,7 +8,7 @@ function row(i: number): HubRow {
   return {
     hub: `hub-${i}`, state: 'healthy', cause: 'none', reason: 'up 1 d', version: '0.1.0',
     buttons: { linked: 3, online: 3, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 },
-    problems: i % 2 === 0 ? [] : ['a "quoted"\nproblem'], healthAt: '2026-11-27T00:00:00.000Z', uptimeSeconds: 5, daemon: 'online', bridge: 'up',
+    problems: i % 2 === 0 ? [] : ['a "quoted"\nproblem'], healthAt: '2026-11-27T00:00:00.000Z', uptimeSeconds: 5, daemon: 'online', bridge: 'up', update: null,
   };
 }
 

@@ -102,8 +102,36 @@ describe("a hub's row", () => {
     }
   });
 
+  it('is rolled back when its latest update was, showing both versions; a probation or a kept one is only its update', () => {
+    const problem = 'update to 0.3.2 rolled back to 0.3.1: not ready within 150 s';
+    const update = { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason: 'not ready within 150 s', at: '2026-11-29T04:03:00.000Z' };
+    const back = row([...up('hub-9'), ['hubs/hub-9/health', health({ version: '0.3.1', healthy: false, problems: [problem], update })]]);
+    expect(back).toMatchObject({ state: 'rolled-back', cause: 'rolled-back', reason: problem, version: '0.3.1', update });
+    expect(rowLine(back)).toBe(`hub-9 rolled back: ${problem} (version 0.3.1 (rolled back from 0.3.2))`);
+    expect(fleetTable([back]).split('\n')[1]).toMatch(/^hub-9 +rolled back +0\.3\.1 \(rolled back from 0\.3\.2\) +- +update to 0\.3\.2 rolled back/);
+    // A hub that names no problem beside it still says which rollback.
+    expect(row([['hubs/hub-9/health', health({ version: '0.3.1', update })]]).reason).toBe(problem);
+    // Offline or stale comes first, but the version still says it.
+    const gone = row([['hubs/hub-9/status', 'offline'], ['hubs/hub-9/health', health({ version: '0.3.1', healthy: false, problems: [problem], update })]]);
+    expect(gone.state).toBe('offline');
+    expect(rowLine(gone)).toMatch(/\(version 0\.3\.1 \(rolled back from 0\.3\.2\)\)$/);
+
+    const probation = { ...update, state: 'probation', version: '0.3.3', reason: null };
+    const trying = row([['hubs/hub-9/health', health({ version: '0.3.3', healthy: false, problems: [problem], update: probation })]]);
+    expect(trying).toMatchObject({ state: 'unhealthy', cause: 'problems', reason: problem, version: '0.3.3', update: probation });
+    expect(rowLine(trying)).toMatch(/\(version 0\.3\.3\)$/);
+    const kept = { ...probation, state: 'kept' };
+    expect(row([['hubs/hub-9/health', health({ version: '0.3.3', update: kept })]])).toMatchObject({ state: 'healthy', update: kept });
+    expect(row([['hubs/hub-9/health', health({ update: null })]])).toMatchObject({ state: 'healthy', update: null });
+  });
+
+  it('is unreadable for an update that breaks the schema', () => {
+    const bad = row([['hubs/h/health', health({ update: { state: 'rolled-back', version: '0.3 2', previous: '0.3.1', reason: null, at: '2026-11-29T04:03:00.000Z' } })]]);
+    expect(bad).toMatchObject({ state: 'unreadable', cause: 'bad-health', reason: 'unreadable health: update.version: must be a Debian version: 1 to 64 of A-Z a-z 0-9 . + ~ : -' });
+  });
+
   it('takes a health without buttons (a hub older than supervision) and ignores fields it does not know', () => {
-    expect(row([['hubs/old/health', health({ buttons: undefined, somethingNew: { a: 1 } })]])).toMatchObject({ state: 'healthy', buttons: null });
+    expect(row([['hubs/old/health', health({ buttons: undefined, somethingNew: { a: 1 } })]])).toMatchObject({ state: 'healthy', buttons: null, update: null });
   });
 
   it('forgets a retained message cleared (an empty payload), and the hub with its last one', () => {
@@ -114,21 +142,28 @@ describe("a hub's row", () => {
     const messages: Array<[string, string]> = [...up('hub-1'), ['hubs/hub-1/health', health()]];
     expect(rowSignature(row(messages))).toBe(rowSignature(row(messages, NOW + 60_000)));
     expect(rowSignature(row(messages))).not.toBe(rowSignature(row(messages, NOW + STALE_AFTER_MS)));
+    // A probation turned kept is a change, though the row stays healthy.
+    const update = { state: 'probation', version: '0.1.0', previous: '0.0.9', reason: null, at: '2026-11-29T04:00:00.000Z' };
+    const probation = row([...up('hub-1'), ['hubs/hub-1/health', health({ update })]]);
+    const kept = row([...up('hub-1'), ['hubs/hub-1/health', health({ update: { ...update, state: 'kept' } })]]);
+    expect(rowSignature(probation)).not.toBe(rowSignature(kept));
   });
 });
 
 describe('the rows', () => {
-  it('come worst first, offline, stale, unreadable, unhealthy, healthy, then by hub id', () => {
+  it('come worst first, offline, stale, unreadable, rolled back, unhealthy, healthy, then by hub id', () => {
+    const update = { state: 'rolled-back', version: '0.3.2', previous: '0.1.0', reason: 'not ready within 150 s', at: '2026-11-29T04:03:00.000Z' };
     const all = rows([
       ...up('h-healthy'), ['hubs/h-healthy/health', health()],
+      ...up('h-back'), ['hubs/h-back/health', health({ healthy: false, problems: ['update to 0.3.2 rolled back to 0.1.0: not ready within 150 s'], update })],
       ...up('h-sick'), ['hubs/h-sick/health', health({ healthy: false, problems: ['the API is failing'] })],
       ['hubs/h-bad/health', 'nope'],
       ...up('h-stale'),
       ['hubs/h-b-off/bridge/state', '0'],
       ['hubs/h-a-off/status', 'offline'],
     ]);
-    expect(all.map((r) => `${r.state} ${r.hub}`)).toEqual(['offline h-a-off', 'offline h-b-off', 'stale h-stale', 'unreadable h-bad', 'unhealthy h-sick', 'healthy h-healthy']);
-    expect(fleetTable(all).trimEnd().split('\n').at(-1)).toBe('6 hubs: 2 offline, 1 stale, 1 unreadable, 1 unhealthy, 1 healthy');
+    expect(all.map((r) => `${r.state} ${r.hub}`)).toEqual(['offline h-a-off', 'offline h-b-off', 'stale h-stale', 'unreadable h-bad', 'rolled-back h-back', 'unhealthy h-sick', 'healthy h-healthy']);
+    expect(fleetTable(all).trimEnd().split('\n').at(-1)).toBe('7 hubs: 2 offline, 1 stale, 1 unreadable, 1 rolled back, 1 unhealthy, 1 healthy');
   });
 
   it('never print control characters a hub sent (a terminal escape in a problem)', () => {
@@ -157,7 +192,7 @@ describe('whatever the central broker holds', () => {
     }
     const all = [...facts.hubs.values()].map((hub) => rowOf(hub, NOW));
     expect(all.length).toBe(facts.hubs.size);
-    for (const one of all) expect(['offline', 'stale', 'unreadable', 'unhealthy', 'healthy']).toContain(one.state);
+    for (const one of all) expect(['offline', 'stale', 'unreadable', 'rolled-back', 'unhealthy', 'healthy']).toContain(one.state);
     expect(() => fleetTable(all.sort(worstFirst))).not.toThrow();
   });
 });

@@ -26,6 +26,8 @@ function text(): string {
   facts.take('hubs/hub-2/bridge/state', Buffer.from('0'), false, NOW);
   facts.take('hubs/hub-2/health', health({ version: '0.2.0-rc.1 "canary" \\ \n' }), false, NOW);
   facts.take('hubs/a"b\\c\nd/health', Buffer.from('nope'), false, NOW);
+  const rollback = { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason: 'not ready within 150 s', at: new Date(NOW - 60_000).toISOString() };
+  facts.take('hubs/hub-3/health', health({ version: '0.3.1', healthy: false, problems: ['update to 0.3.2 rolled back to 0.3.1: not ready within 150 s'], update: rollback }), false, NOW);
   return prometheusText([...facts.hubs.values()].map((hub) => rowOf(hub, NOW)).sort(worstFirst), NOW);
 }
 
@@ -37,7 +39,7 @@ describe.skipIf(promtool === undefined)('fleet --prometheus', () => {
     expect(output).toContain('panic_pair_hub_up{hub="a\\"b\\\\c\\nd"} 1');
   });
 
-  it("holds each hub's up, healthy, state, buttons, version and health age", () => {
+  it("holds each hub's up, healthy, state, rollback, buttons, version and health age", () => {
     const samples = new Map(
       text()
         .split('\n')
@@ -54,6 +56,15 @@ describe.skipIf(promtool === undefined)('fleet --prometheus', () => {
     expect(samples.get('panic_pair_hub_buttons{hub="hub-1",state="linked"}')).toBe(3);
     expect(samples.get('panic_pair_hub_info{hub="hub-1",version="0.1.0"}')).toBe(1);
     expect(samples.get('panic_pair_hub_health_age_seconds{hub="hub-1"}')).toBe(30);
+    // A rolled-back hub: up, not healthy, its own state, and the gauge; the others 0, an old hub's too.
+    expect(samples.get('panic_pair_hub_rolled_back{hub="hub-3"}')).toBe(1);
+    expect(samples.get('panic_pair_hub_state{hub="hub-3",state="rolled-back"}')).toBe(1);
+    expect(samples.get('panic_pair_hub_up{hub="hub-3"}')).toBe(1);
+    expect(samples.get('panic_pair_hub_healthy{hub="hub-3"}')).toBe(0);
+    expect(samples.get('panic_pair_hub_info{hub="hub-3",version="0.3.1"}')).toBe(1);
+    expect(samples.get('panic_pair_hub_rolled_back{hub="hub-1"}')).toBe(0);
+    expect(samples.get('panic_pair_hub_rolled_back{hub="hub-2"}')).toBe(0);
+    expect(samples.get('panic_pair_hub_state{hub="hub-1",state="rolled-back"}')).toBe(0);
     // A hub too old to report buttons has none, rather than zeros that would look like no button missing.
     expect([...samples.keys()].some((key) => key.startsWith('panic_pair_hub_buttons{hub="hub-2"'))).toBe(false);
   });
