@@ -2,10 +2,12 @@ import type { DeviceState } from '../store/record.js';
 import type { DeviceRow } from '../supervision/types.js';
 import { configTopic, discoveryId, hubAvailability, hubNodeId, origin, uniqueId, type HubIdentity } from './home-assistant-ids.js';
 import { supervisionConfigs, supervisionConfigTopics } from './home-assistant-supervision.js';
+import { updateConfig } from './home-assistant-update.js';
 import { deviceTopic, entitlementTopic, statusTopic } from './topics.js';
 
 export { birthTopic, configTopic, discoveryId, hubConfigFilter, hubNodeId, type HubIdentity } from './home-assistant-ids.js';
 export { SUPERVISION_TEMPLATES } from './home-assistant-supervision.js';
+export { UPDATE_TEMPLATE } from './home-assistant-update.js';
 
 // What Home Assistant reads to show the hub and its buttons (CONTRACT.md sections 12 and 17): the
 // discovery config topics and their payloads, as pure functions of the hub and the store. A
@@ -55,7 +57,7 @@ function hubDevice(hub: HubIdentity) {
   };
 }
 
-/** The hub's two entities: topic to payload. */
+/** The hub's three entities: topic to payload. */
 export function hubConfigs(hub: HubIdentity): Map<string, string> {
   const device = hubDevice(hub);
   const configs = new Map<string, string>();
@@ -90,6 +92,7 @@ export function hubConfigs(hub: HubIdentity): Map<string, string> {
       origin: origin(hub),
     }),
   );
+  configs.set(...updateConfig(hub, device));
   return configs;
 }
 

@@ -61,10 +61,10 @@ describe('one hub with Home Assistant discovery on', () => {
     await hub?.close();
   });
 
-  const hubTopics = () => [`${HA}/binary_sensor/${hub.prefix}/connectivity/config`, `${HA}/binary_sensor/${hub.prefix}/entitled/config`];
+  const hubTopics = () => [`${HA}/binary_sensor/${hub.prefix}/connectivity/config`, `${HA}/binary_sensor/${hub.prefix}/entitled/config`, `${HA}/update/${hub.prefix}/update/config`];
   const last = (topic: string): string | undefined => watcher.payloads(topic).at(-1);
 
-  it('gives a fresh Home Assistant the hub: connected, and Entitled on', async () => {
+  it('gives a fresh Home Assistant the hub: connected, Entitled on, and its software as it runs', async () => {
     await waitRound(hub, 1);
     const read = await freshRead(hub.broker);
     expect([...read.keys()].sort()).toEqual(hubTopics().sort());
@@ -88,6 +88,14 @@ describe('one hub with Home Assistant discovery on', () => {
     const [rendered] = renderTemplates([{ template: entitled.value_template, payload: entitlement }]);
     expect(binarySensorState(rendered!, entitled)).toBe('on');
     expect(binarySensorState(await waitFor(() => last(`${hub.prefix}/status`)), connectivity)).toBe('on');
+    // The update entity reads the retained health: the running version, no update recorded.
+    const update = JSON.parse(read.get(hubTopics()[2]!)!.payload) as Config & { value_template: string };
+    expect(update).toMatchObject({ state_topic: `${hub.prefix}/health`, title: 'panic-pair', availability_topic: `${hub.prefix}/status`, device: { identifiers: [`panic_pair_${hub.prefix}`] } });
+    expect(update).not.toHaveProperty('command_topic');
+    const health = await waitFor(() => last(`${hub.prefix}/health`), { what: 'the health' });
+    const [software] = renderTemplates([{ template: update.value_template, payload: health }]);
+    const { version } = await hub.status();
+    expect(JSON.parse(software!)).toEqual({ installed_version: version, latest_version: version, release_summary: null });
     // status and check say discovery is on, and where.
     expect((await hub.status()).homeAssistant).toEqual({ discoveryPrefix: HA });
     expect((await hub.cli(['status'])).stdout).toMatch(new RegExp(`^Home Assistant +discovery on, under ${HA}/$`, 'm'));
@@ -132,8 +140,8 @@ describe('one hub with Home Assistant discovery on', () => {
     await settle(watcher);
     const before = watcher.messages.length;
     const expected = [...(await freshRead(hub.broker)).keys()].sort();
-    // The hub's two, and three for each linked button (link state, Missing, Last heard).
-    expect(expected).toHaveLength(8);
+    // The hub's three, and three for each linked button (link state, Missing, Last heard).
+    expect(expected).toHaveLength(9);
     await publishOnce(hub.broker.url, `${HA}/status`, ['online']);
     await waitFor(() => expected.every((topic) => configsOf(watcher, before).some((message) => message.topic === topic)), {
       timeoutMs: 15_000,
@@ -170,19 +178,19 @@ describe('one hub with Home Assistant discovery on', () => {
     const read = await freshRead(hub.broker);
     expect(read.has(ghost)).toBe(false);
     expect(read.get(neighbour)?.payload).toBe('{"name":"not ours"}');
-    expect([...read.keys()].filter((topic) => topic.includes(`/${hub.prefix}/`))).toHaveLength(5);
+    expect([...read.keys()].filter((topic) => topic.includes(`/${hub.prefix}/`))).toHaveLength(6);
   });
 
   it('publishes its configs again after a broker restart lost them, without a birth message', async () => {
     const before = (await freshRead(hub.broker)).size;
-    expect(before).toBeGreaterThanOrEqual(5);
+    expect(before).toBeGreaterThanOrEqual(6);
     const rounds = roundsIn(hub);
     await hub.broker.restart();
     await waitRound(hub, rounds + 1);
     const read = await waitFor(async () => {
       const configs = await freshRead(hub.broker);
-      return configs.size === 5 ? configs : undefined;
-    }, { timeoutMs: 20_000, what: 'the hub’s five configs back on the restarted broker' });
+      return configs.size === 6 ? configs : undefined;
+    }, { timeoutMs: 20_000, what: 'the hub’s six configs back on the restarted broker' });
     for (const message of read.values()) expect(message.retain).toBe(true);
   });
 });
@@ -207,16 +215,16 @@ describe('two hubs on one broker', () => {
     await pairButton(second, 'SAME-1');
     const read = await waitFor(async () => {
       const configs = await freshRead(broker);
-      return configs.size === 10 ? configs : undefined;
+      return configs.size === 12 ? configs : undefined;
     }, { what: 'both hubs with a button each' });
     const ids = [...read.values()].map((message) => (JSON.parse(message.payload) as Config).unique_id);
-    expect(new Set(ids).size).toBe(10);
+    expect(new Set(ids).size).toBe(12);
 
     const result = await first.cli(['forget', 'SAME-1']);
     expect(result.code, result.stderr).toBe(0);
     const after = await waitFor(async () => {
       const configs = await freshRead(broker);
-      return configs.size === 7 ? configs : undefined;
+      return configs.size === 9 ? configs : undefined;
     }, { what: 'the first hub’s button gone' });
     expect([...after.keys()].filter((topic) => topic.includes('/button_SAME-1/'))).toEqual([`${HA}/sensor/${second.prefix}/button_SAME-1/config`]);
   });

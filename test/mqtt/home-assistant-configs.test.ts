@@ -10,11 +10,12 @@ import {
   LINK_STATES,
   SUPERVISION_TEMPLATES,
   TEMPLATES,
+  UPDATE_TEMPLATE,
   type HubIdentity,
 } from '../../src/mqtt/home-assistant-configs.js';
 import { planDiscovery } from '../../src/mqtt/home-assistant-plan.js';
 import { topicMatches } from '../../src/mqtt/subscriptions.js';
-import { binarySensorState, enumSensorState, renderTemplates } from '../support/home-assistant-render.js';
+import { binarySensorState, enumSensorState, renderTemplates, updateEntityFields } from '../support/home-assistant-render.js';
 
 const hub: HubIdentity = { prefix: 'panic-pair', discoveryPrefix: 'homeassistant', version: '1.2.3' };
 const parsed = (configs: Map<string, string>): Record<string, Record<string, unknown>> =>
@@ -37,7 +38,7 @@ describe('discovery ids', () => {
 });
 
 describe('the configs', () => {
-  it('describe the hub: connectivity on the status topic, and Entitled', () => {
+  it('describe the hub: connectivity on the status topic, Entitled, and its software update on its health', () => {
     const device = { identifiers: ['panic_pair_panic-pair'], name: 'panic-pair hub panic-pair', manufacturer: 'panic-pair', model: 'Panic button hub', sw_version: '1.2.3' };
     const origin = { name: 'panic-pair', sw_version: '1.2.3' };
     expect(parsed(hubConfigs(hub))).toEqual({
@@ -60,6 +61,20 @@ describe('the configs', () => {
         value_template: "{{ 'ON' if value_json.entitled is sameas true else 'OFF' }}",
         payload_on: 'ON',
         payload_off: 'OFF',
+        qos: 1,
+        availability_topic: 'panic-pair/status',
+        payload_available: 'online',
+        payload_not_available: 'offline',
+        device,
+        origin,
+      },
+      'homeassistant/update/panic-pair/update/config': {
+        name: 'Software',
+        unique_id: 'panic_pair_panic-pair_update',
+        entity_category: 'diagnostic',
+        title: 'panic-pair',
+        state_topic: 'panic-pair/health',
+        value_template: UPDATE_TEMPLATE,
         qos: 1,
         availability_topic: 'panic-pair/status',
         payload_available: 'online',
@@ -155,7 +170,7 @@ describe('the configs', () => {
   it('keep the entities of two buttons apart even when one id ends as another entity’s name would', () => {
     const rows = ['X', 'X_missing', 'X_last_heard', 'X_battery', 'missing_X'].map((deviceId) => ({ deviceId, customerId: 42, state: 'linked' as const, battery: 50 }));
     const configs = desiredConfigs(hub, rows);
-    expect(configs.size).toBe(2 + 4 * rows.length);
+    expect(configs.size).toBe(3 + 4 * rows.length);
     expect(new Set(Object.values(parsed(configs)).map((config) => config.unique_id)).size).toBe(configs.size);
   });
 
@@ -167,7 +182,7 @@ describe('the configs', () => {
     const ids = (configs: Map<string, string>) => Object.values(parsed(configs)).map((config) => config.unique_id);
     expect(ids(mine).filter((id) => ids(theirs).includes(id))).toEqual([]);
     for (const topic of mine.keys()) {
-      expect(topic).toMatch(/^homeassistant\/(binary_sensor|sensor)\/[a-zA-Z0-9_-]+\/[a-zA-Z0-9_-]+\/config$/);
+      expect(topic).toMatch(/^homeassistant\/(binary_sensor|sensor|update)\/[a-zA-Z0-9_-]+\/[a-zA-Z0-9_-]+\/config$/);
       expect(topicMatches(hubConfigFilter(hub), topic)).toBe(true);
       expect(topicMatches(hubConfigFilter(other), topic)).toBe(false);
     }
@@ -254,6 +269,37 @@ describe('the templates, rendered by Jinja2 as Home Assistant renders them', () 
     const supervision = (imitated?: boolean) => JSON.stringify({ supervision: 'online', lastHeard: null, battery: null, batteryLow: false, ...(imitated === undefined ? {} : { imitated }) });
     const rendered = renderTemplates([true, false, undefined].map((imitated) => ({ template: SUPERVISION_TEMPLATES.imitated, payload: supervision(imitated) })).concat([{ template: SUPERVISION_TEMPLATES.imitated, payload: '' }]));
     expect(rendered.map((value) => binarySensorState(value, { payload_on: 'ON', payload_off: 'OFF' }))).toEqual(['on', 'off', null, null]);
+  });
+
+  it("show the hub's software: the running version, and while a rollback stands the version rolled back from, with why", () => {
+    const health = (version: string, update?: unknown) =>
+      JSON.stringify({
+        version, healthy: true, problems: [], ble: 'scanning', mqtt: 'connected', devices: { total: 0, linked: 0, linking: 0, rejected: 0, failed: 0 },
+        buttons: { linked: 0, online: 0, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 }, uptimeSeconds: 5, ...(update === undefined ? {} : { update }), at: '2026-11-29T04:05:00.000Z',
+      });
+    const at = '2026-11-29T04:00:00.000Z';
+    const reason = "not ready within 150 s: <it's> \"quoted\" & more";
+    const rendered = renderTemplates(
+      [
+        health('0.3.1', null), // no update recorded
+        health('0.3.1'), // a daemon too old to say
+        health('0.3.2', { state: 'probation', version: '0.3.2', previous: '0.3.1', reason: null, at }),
+        health('0.3.2', { state: 'kept', version: '0.3.2', previous: '0.3.1', reason: null, at }),
+        health('0.3.1', { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason, at }),
+        health('0.3.1', { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason: null, at }),
+        health('0.3.1', { state: 'rolled-back', version: `0.3.2+${'x'.repeat(58)}`, previous: '0.3.1', reason: 'y'.repeat(200), at }),
+        '', // the health cleared
+        'not json',
+      ].map((payload) => ({ template: UPDATE_TEMPLATE, payload })),
+    );
+    const fields = rendered.map(updateEntityFields);
+    const current = (version: string) => ({ installed_version: version, latest_version: version, release_summary: null });
+    expect(fields.slice(0, 4)).toEqual([current('0.3.1'), current('0.3.1'), current('0.3.2'), current('0.3.2')]);
+    expect(fields[4]).toEqual({ installed_version: '0.3.1', latest_version: '0.3.2', release_summary: `update to 0.3.2 rolled back to 0.3.1: ${reason}` });
+    expect(fields[5]).toEqual({ installed_version: '0.3.1', latest_version: '0.3.2', release_summary: 'update to 0.3.2 rolled back to 0.3.1' });
+    // Home Assistant keeps 255 characters of a summary.
+    expect(fields[6]!.release_summary).toBe(`update to 0.3.2+${'x'.repeat(58)} rolled back to 0.3.1: ${'y'.repeat(200)}`.slice(0, 255));
+    expect(fields.slice(7)).toEqual([null, null]);
   });
 
   it('show the hub connected while it runs and disconnected after it stops', () => {

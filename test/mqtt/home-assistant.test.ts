@@ -94,8 +94,8 @@ describe('Home Assistant discovery around the broker connection', () => {
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('hub/status', 'online');
     const first = connection.take();
-    // The hub's two, and the linked button's link state, Missing and Last heard.
-    expect(first).toHaveLength(5);
+    // The hub's three, and the linked button's link state, Missing and Last heard.
+    expect(first).toHaveLength(6);
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('homeassistant/status', 'online');
     connection.deliver('homeassistant/status', 'offline');
@@ -174,7 +174,7 @@ describe('Home Assistant discovery around the broker connection', () => {
     connection.setState('connected');
     // The broker restarted without its retained messages: everything again.
     connection.deliver('hub/status', 'online');
-    expect(connection.take()).toHaveLength(5);
+    expect(connection.take()).toHaveLength(6);
     discovery.stop();
     connection.setState('connected');
     connection.deliver('hub/status', 'online');

@@ -55,3 +55,30 @@ export function binarySensorState(rendered: string, config: { payload_on?: strin
 export function enumSensorState(rendered: string, options: readonly string[]): string | null {
   return options.includes(rendered) ? rendered : null;
 }
+
+/** The fields Home Assistant's MQTT update entity takes from a rendered value. */
+export interface UpdateEntityFields {
+  installed_version?: unknown;
+  latest_version?: unknown;
+  title?: unknown;
+  release_summary?: unknown;
+  release_url?: unknown;
+}
+
+/**
+ * What an MQTT `update` entity takes from a rendered value (homeassistant/components/mqtt/update.py):
+ * nothing (null) for an empty value or `{}`; a JSON object's known fields; any other text as the
+ * installed version. A field left out keeps what the entity had.
+ */
+export function updateEntityFields(rendered: string): UpdateEntityFields | null {
+  if (rendered === '' || rendered === '{}') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(rendered);
+  } catch {
+    return { installed_version: rendered };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { installed_version: rendered };
+  const known = ['installed_version', 'latest_version', 'title', 'release_summary', 'release_url'];
+  return Object.fromEntries(Object.entries(value).filter(([key]) => known.includes(key)));
+}
