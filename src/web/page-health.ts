@@ -20,17 +20,22 @@ export type PageProblem =
   | { kind: 'button-missing'; deviceId: string; silentMs: number | null; lastHeard: string | null }
   | { kind: 'battery-low'; deviceId: string; battery: number | null }
   | { kind: 'imitated'; deviceId: string }
+  | { kind: 'update-rolled-back'; version: string; previous: string }
   | { kind: 'other' };
 
-/** Status without its sentences: what is failing says itself through `state` fields and `problems`. */
-export type PageStatus = Omit<StatusReport, 'problems' | 'api' | 'store' | 'mqttReason' | 'bleReason' | 'mqttRefusals' | 'counters'> & {
+/**
+ * Status without its sentences: what is failing says itself through `state` fields and `problems`.
+ * The update's reason is the judge's sentence: a rollback reaches the page as its problem, its
+ * two versions with it.
+ */
+export type PageStatus = Omit<StatusReport, 'problems' | 'api' | 'store' | 'mqttReason' | 'bleReason' | 'mqttRefusals' | 'counters' | 'update'> & {
   api: { state: StatusReport['api']['state'] };
   store: { ok: boolean };
   problems: PageProblem[];
 };
 
 export function pageStatus(status: StatusReport, devices: readonly DeviceRow[], nowWall: number): PageStatus {
-  const { problems, api, store, mqttReason: _m, bleReason: _b, mqttRefusals, counters: _c, ...rest } = status;
+  const { problems, api, store, mqttReason: _m, bleReason: _b, mqttRefusals, counters: _c, update: _u, ...rest } = status;
   const refused = [...(mqttRefusals?.subscriptions.map((s) => s.filter) ?? []), ...(mqttRefusals?.publishes.map((p) => p.topic) ?? [])];
   const byId = new Map(devices.map((row) => [row.deviceId, row]));
   let entitlementSaid = false;
@@ -55,6 +60,9 @@ function problemOf(text: string, status: StatusReport, refused: string[], byId: 
   if (text.startsWith('the MQTT broker refuses')) return { kind: 'mqtt-refused', topic: refused.find((topic) => text.includes(` ${topic} `)) ?? '' };
   if (text.startsWith('BLE is')) return { kind: 'ble', state: status.ble };
   if (text.startsWith('the pairing store')) return { kind: 'store' };
+  // Versions hold no space; an epoch's colon is never followed by one, the reason's always is.
+  const rollback = /^update to (\S+) rolled back to (\S+?)(?:: |$)/.exec(text);
+  if (rollback) return { kind: 'update-rolled-back', version: rollback[1] ?? '', previous: rollback[2] ?? '' };
   const unsaved = /^(\d+) link\(s\) made by the API/.exec(text);
   if (unsaved) return { kind: 'unsaved', count: Number(unsaved[1]) };
   const imitated = /^button (\S+) imitated/.exec(text);

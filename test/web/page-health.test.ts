@@ -41,6 +41,7 @@ describe("the page's health", () => {
     const status = buildStatus(
       inputs({
         clockUnset: true,
+        update: { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason: 'not ready within 150 s', at: '2026-11-27T09:00:00.000Z' },
         token: 'refused',
         entitlement: { customerId: 42, entitled: false },
         api: { state: 'failing', lastError: 'HTTP 503 from https://api.example.com' },
@@ -61,6 +62,7 @@ describe("the page's health", () => {
     const page = pageStatus(status, rows, NOW);
     expect(page.problems).toEqual([
       { kind: 'clock' },
+      { kind: 'update-rolled-back', version: '0.3.2', previous: '0.3.1' },
       { kind: 'token-refused' },
       { kind: 'not-entitled', customerId: 42 },
       { kind: 'api-failing' },
@@ -76,7 +78,15 @@ describe("the page's health", () => {
     expect(status.problems).toHaveLength(page.problems.length);
     // None of status's sentences or details travel to the page.
     const sent = JSON.stringify(page);
-    for (const words of [CLOCK_UNSET, 'HTTP 503', 'ECONNREFUSED', 'rfkill', 'ENOSPC', 'not authorized', 'holds no active subscription', 'failed authentication']) expect(sent).not.toContain(words);
+    for (const words of [CLOCK_UNSET, 'not ready within 150 s', 'HTTP 503', 'ECONNREFUSED', 'rfkill', 'ENOSPC', 'not authorized', 'holds no active subscription', 'failed authentication']) expect(sent).not.toContain(words);
+  });
+
+  it('names a rollback by its two versions, an epoch or no reason included, and leaves the judge\'s reason out', () => {
+    const rollback = { state: 'rolled-back', version: '1:0.3.2', previous: '1:0.3.1', reason: null, at: '2026-11-27T09:00:00.000Z' } as const;
+    expect(pageStatus(buildStatus(inputs({ update: rollback })), [], NOW).problems).toEqual([{ kind: 'update-rolled-back', version: '1:0.3.2', previous: '1:0.3.1' }]);
+    const page = pageStatus(buildStatus(inputs({ update: { ...rollback, reason: 'refused the store the version before wrote' } })), [], NOW);
+    expect(page.problems).toEqual([{ kind: 'update-rolled-back', version: '1:0.3.2', previous: '1:0.3.1' }]);
+    expect(page).not.toHaveProperty('update');
   });
 
   it('counts a problem it does not know yet as other, so the page never calls a degraded hub healthy', () => {

@@ -12,6 +12,7 @@ function problemText(problem) {
     case 'unsaved': return t('problem.unsaved', { count: problem.count });
     case 'button-missing': return missingText(problem.deviceId, problem.silentMs, problem.lastHeard);
     case 'imitated': return t('problem.imitated', { device: problem.deviceId });
+    case 'update-rolled-back': return t('problem.update-rolled-back', { version: problem.version, previous: problem.previous });
     case 'battery-low': return problem.battery === null ? t('problem.battery-low-flag', { device: problem.deviceId }) : t('problem.battery-low', { device: problem.deviceId, percent: percent(problem.battery) });
     default: return t(`problem.${problem.kind}`);
   }
