@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'transient' // the API or network failed in a way worth retrying
   | 'invalid-reply' // the API answered 2xx with a body that breaks the spec
   | 'store' // the pairing store cannot be read or written
+  | 'store-refused' // `run` could not open its store at start (a rollback's judge tells this from a crash)
   | 'locked' // another process owns the state dir
   | 'failure'; // anything else
 

@@ -67,6 +67,24 @@ const bundle = await build({
   // Bundled CommonJS packages call require(); ESM has none of its own.
   banner: { js: "import{createRequire as __panicPairRequire}from'node:module';const require=__panicPairRequire(import.meta.url);" },
 });
+// The judge of an update (src/update/judge.ts), one file that needs nothing but node: the version
+// being replaced copies it out of the package before the new files land (the prerm), so a release
+// never judges itself. Beside it, the conffiles as shipped, from which the judge rebuilds this
+// version as a package to go back to (src/update/repack.ts).
+await build({
+  entryPoints: [path.join(ROOT, 'src', 'update', 'judge.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.17',
+  outfile: path.join(lib, 'update', 'judge.mjs'),
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+mkdirSync(path.join(lib, 'update', 'conffiles', 'etc', 'panic-pair'), { recursive: true });
+copyFileSync(path.join(FILES, 'config.json'), path.join(lib, 'update', 'conffiles', 'etc', 'panic-pair', 'config.json'));
 // The installer's page reads its files beside the chunk that serves it (src/web/assets.ts).
 cpSync(path.join(ROOT, 'src', 'web', 'assets'), path.join(lib, 'dist', 'web', 'assets'), { recursive: true });
 writeFileSync(path.join(lib, 'package.json'), `${JSON.stringify({ name: 'panic-pair', version, type: 'module', private: true }, null, 2)}\n`);

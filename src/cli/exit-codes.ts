@@ -12,6 +12,8 @@ export const EXIT = {
   daemonUnreachable: 7,
   timeout: 8,
   unverified: 9,
+  /** `run` alone: the store could not be opened at start (sysexits' EX_DATAERR), told apart from a crash by an update's judge. */
+  storeRefused: 65,
 } as const;
 
 const byKind: Record<ErrorKind, number> = {
@@ -27,6 +29,7 @@ const byKind: Record<ErrorKind, number> = {
   transient: EXIT.failure,
   'invalid-reply': EXIT.failure,
   store: EXIT.failure,
+  'store-refused': EXIT.storeRefused,
   locked: EXIT.failure,
   failure: EXIT.failure,
 };

@@ -55,6 +55,7 @@ const ERROR_KINDS: Record<ErrorKind, true> = {
   transient: true,
   'invalid-reply': true,
   store: true,
+  'store-refused': true,
   locked: true,
   failure: true,
 };

@@ -7,9 +7,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeFsError, errnoCode } from '../store/fs-error-words.js';
-import { rollbackProblem, UPDATE_STATES, type UpdateOutcome } from './words.js';
+import { rollbackProblem, UPDATE_FILE, UPDATE_STATES, type UpdateOutcome } from './words.js';
 
-export const UPDATE_FILE = 'update.json';
+export { UPDATE_FILE };
 
 /** The judge's record is a few hundred bytes; a file far larger is not one. */
 export const MAX_UPDATE_FILE_BYTES = 16 * 1024;

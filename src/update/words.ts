@@ -2,6 +2,9 @@
 // and `fleet` carry, and what each says of it. Plain data and text, without zod, so that
 // `panic-pair status` loads it at no cost (record.ts reads and checks the file itself).
 
+/** In the daemon's state directory; the judge writes it (outcome.ts), the daemon reads it (record.ts). */
+export const UPDATE_FILE = 'update.json';
+
 export const UPDATE_STATES = ['probation', 'kept', 'rolled-back'] as const;
 export type UpdateState = (typeof UPDATE_STATES)[number];
 

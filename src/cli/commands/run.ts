@@ -2,7 +2,7 @@ import { loadConfig, type Config, type SettingKey } from '../../config/index.js'
 import { TOKEN_CREDENTIAL_NAME } from '../../config/locations.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/daemon.js';
 import { createNotifier, startHeartbeat, systemdStatusOf } from '../../daemon/sd-notify.js';
-import { errorKindOf, messageOf } from '../../errors.js';
+import { errorKindOf, messageOf, PanicPairError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { RateLimitedWarning } from '../../log/rate-limited.js';
 import { captureConsole } from '../../log/console-capture.js';
@@ -41,6 +41,9 @@ export async function runCommand(options: RunOptions): Promise<void> {
     logger.flush();
     notifier.status(`could not start: ${messageOf(error)}`);
     await notified();
+    // Its own exit status: the judge of an update rolls back a release that refuses the store the
+    // version before wrote, at once and saying so (src/update/verdict.ts).
+    if (errorKindOf(error) === 'store') throw new PanicPairError('store-refused', messageOf(error), { cause: error });
     throw error;
   }
 
