@@ -8,7 +8,7 @@ import { restoreOutcome, standingRollback, writeOutcome } from './outcome.js';
 import { JUDGE_FILE, PREVIOUS_PACKAGE, PROBATION_FILE, readProbation, saveProbation, WATCH_UNIT, WATCH_UNIT_FILE, type Probation } from './probation-file.js';
 import { rollBack, sleep, type Say } from './rollback.js';
 import { bootId, monotonicMs, packageSample, unitSample } from './system-facts.js';
-import { freshCount, judgeInstall, judgeSample } from './verdict.js';
+import { freshCount, howItEnded, judgeInstall, judgeSample, notReadyInTime, STOPS_THAT_FAIL } from './verdict.js';
 
 const SAMPLE_MS = 1000;
 
@@ -21,7 +21,11 @@ export function watch(say: Say): void {
       return disarm(say);
     }
     if (probation.phase === 'installing') {
-      const verdict = judgeInstall(packageSample(), probation, idleSinceMs);
+      const installing = packageSample();
+      const verdict = judgeInstall(installing, probation, idleSinceMs);
+      // The new files are in and their postinst waits on a start that does not end.
+      const stuck = installing.version === probation.next ? notReadyInTime(unitSample()) : undefined;
+      if (stuck !== undefined) return fail(probation, stuck.reason, stuck.fact, say);
       if (verdict.kind === 'installing') idleSinceMs = verdict.idleSinceMs;
       else if (verdict.kind === 'undone') {
         say(`dpkg went back to ${probation.previous} by itself: nothing to judge`);
@@ -38,10 +42,13 @@ export function watch(say: Say): void {
         saveProbation({ ...probation, bootId: bootId(), startMs: unit.nowMs, count: freshCount(unit) });
         say(`a new boot: ${probation.next}'s probation of ${probation.probationSeconds} s starts again`);
       } else {
-        const verdict = judgeSample(probation.count, unitSample(), probation.startMs, probation.probationSeconds);
+        const sample = unitSample();
+        const verdict = judgeSample(probation.count, sample, probation.startMs, probation.probationSeconds);
         if (verdict.kind === 'kept') return keep(probation, verdict.fact, say);
         if (verdict.kind === 'failed') return fail(probation, verdict.reason, verdict.fact, say);
-        if (verdict.count.stops !== probation.count.stops) say(`judged: ${probation.next} stopped without being asked (${verdict.count.stops} of 3)`);
+        if (verdict.count.stops !== probation.count.stops) {
+          say(`judged: ${probation.next} stopped without being asked, ${verdict.count.stops} of ${STOPS_THAT_FAIL} (NRestarts=${sample.restarts}, ${howItEnded(sample)})`);
+        }
         if (verdict.count !== probation.count) saveProbation({ ...probation, count: verdict.count });
       }
     } else return goBack(probation, say);

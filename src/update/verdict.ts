@@ -73,29 +73,47 @@ export function judgeSample(count: StopCount, sample: UnitSample, probationStart
   if (sample.result === 'timeout') {
     return { kind: 'failed', reason: `not ready within ${READY_WITHIN_SECONDS} s`, fact: howItEnded(sample) };
   }
-  const starting = sample.activeState === 'activating' && sample.subState === 'start';
-  if (starting && sample.startedAtMs > 0 && sample.nowMs - sample.startedAtMs >= READY_WITHIN_SECONDS * 1000) {
-    return { kind: 'failed', reason: `not ready within ${READY_WITHIN_SECONDS} s`, fact: `activating for ${Math.round((sample.nowMs - sample.startedAtMs) / 1000)} s without READY=1` };
-  }
+  const slow = notReadyInTime(sample);
+  if (slow !== undefined) return slow;
 
   const next = countStops(count, sample);
   if (next.stops >= STOPS_THAT_FAIL) {
     return { kind: 'failed', reason: `stopped ${next.stops} times without being asked`, fact: `NRestarts=${sample.restarts}, the last: ${howItEnded(sample)}` };
   }
-  if (sample.activeState === 'failed') {
+  if (gaveUp(sample)) {
     return { kind: 'failed', reason: 'stopped without being asked, and systemd gave up restarting it', fact: howItEnded(sample) };
   }
   if (sample.nowMs - probationStartMs >= probationSeconds * 1000) {
     if (running) return { kind: 'kept', fact: `active after ${probationSeconds} s, ${next.stops} stops without being asked` };
     // Stopped by hand (a clean stop is never restarted): nothing held against it.
-    if (sample.activeState === 'inactive' && sample.result === 'success') return { kind: 'kept', fact: `stopped by hand, ${next.stops} stops without being asked` };
+    if (sample.activeState === 'inactive' && sample.subState === 'dead' && sample.result === 'success') return { kind: 'kept', fact: `stopped by hand, ${next.stops} stops without being asked` };
   }
   return { kind: 'watching', count: next };
 }
 
+/**
+ * Failed for good: systemd will not start it again by itself. systemd 254 and later also show
+ * `failed` for a moment before each restart (SubState failed-before-auto-restart): that stop is
+ * counted by NRestarts once the restart is scheduled, not here.
+ */
+function gaveUp(sample: UnitSample): boolean {
+  return sample.activeState === 'failed' && sample.subState === 'failed';
+}
+
+/**
+ * A start that has gone on for 150 s without READY=1. Asked while dpkg is still configuring the new
+ * version too: its postinst waits for the restart it asked for, so a release whose unit never times
+ * out its start would otherwise hold dpkg, and its own judgement, for ever.
+ */
+export function notReadyInTime(sample: UnitSample): Extract<Verdict, { kind: 'failed' }> | undefined {
+  const starting = sample.activeState === 'activating' && sample.subState === 'start';
+  if (!starting || sample.startedAtMs <= 0 || sample.nowMs - sample.startedAtMs < READY_WITHIN_SECONDS * 1000) return undefined;
+  return { kind: 'failed', reason: `not ready within ${READY_WITHIN_SECONDS} s`, fact: `activating for ${Math.round((sample.nowMs - sample.startedAtMs) / 1000)} s without READY=1` };
+}
+
 function countStops(count: StopCount, sample: UnitSample): StopCount {
   const grown = sample.restarts >= count.lastRestarts ? sample.restarts - count.lastRestarts : sample.restarts;
-  const endedFailed = sample.activeState === 'failed' && sample.result !== 'success' && !count.failedInvocations.includes(sample.invocationId);
+  const endedFailed = gaveUp(sample) && sample.result !== 'success' && !count.failedInvocations.includes(sample.invocationId);
   if (grown === 0 && !endedFailed && sample.restarts === count.lastRestarts) return count;
   return {
     stops: count.stops + grown + (endedFailed ? 1 : 0),

@@ -36,9 +36,11 @@ export interface Container {
   check(command: readonly string[], options?: { env?: Record<string, string>; input?: string }): Promise<string>;
   /**
    * Powers the system off and boots it again on the same root (files written under `root` stay),
-   * resolving once systemd inside has finished booting; `leader` is then the new PID 1.
+   * resolving once systemd inside has finished booting; `leader` is then the new PID 1. With
+   * `powerCut`, every process inside is killed at once (SIGKILL), as a power failure stops a hub:
+   * no unit is stopped, no file synced beyond what was.
    */
-  reboot(): Promise<void>;
+  reboot(options?: { powerCut?: boolean }): Promise<void>;
   /** Powers the container off, and removes its copy of the root even when that fails. */
   stop(): Promise<void>;
 }
@@ -104,8 +106,8 @@ async function boot(recipe: ContainerRecipe, lower: string, options: BootOptions
     };
     await start();
     // Power off as stop() does, keeping the root, and boot it again: what a second boot sees.
-    const reboot = async (): Promise<void> => {
-      await powerOff(nspawn);
+    const reboot = async (options: { powerCut?: boolean } = {}): Promise<void> => {
+      if (options.powerCut !== true) await powerOff(nspawn);
       await kill();
       leader = 0;
       await start();
@@ -162,7 +164,7 @@ function enter(
   leader: () => number,
   nspawn: () => ChildProcess | undefined,
   cleanUp: () => Promise<void>,
-  reboot: () => Promise<void>,
+  reboot: Container['reboot'],
 ): Container {
   const run: Container['run'] = (command, options = {}) => runInside(leader(), command, options);
   let stopping: Promise<void> | undefined;

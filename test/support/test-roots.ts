@@ -39,7 +39,7 @@ const kernel = (architecture: DebianArchitecture, ...usedBy: string[]): TestRoot
 
 export const TEST_ROOTS: readonly TestRoot[] = [
   container(PACKAGE_RECIPE, 'test/systemd/deb-package.test.ts', 'test/systemd/store-upgrade.test.ts'),
-  container(APT_UPDATES_RECIPE, 'test/systemd/apt-updates.test.ts'),
+  container(APT_UPDATES_RECIPE, 'test/systemd/apt-updates.test.ts', 'test/systemd/update-rollback.test.ts', 'test/systemd/update-rollback-slow.test.ts'),
   container(PROVISION_RECIPE, 'test/systemd/provision-cloud-init.test.ts'),
   container(LIVE_SYSTEMD_RECIPE, 'test/systemd/live-systemd.test.ts'),
   kernel('amd64', 'test/ble-kernel/pairing.test.ts', 'test/ble-kernel/radio-fails.test.ts', 'test/ble-kernel/uart-amd64.test.ts'),

@@ -40,6 +40,7 @@ interface Row {
 }
 interface StoreFile {
   schemaVersion: number;
+  minorVersion?: number;
   devices: Row[];
   heard?: { savedAt: string; devices: Record<string, { lastHeard: string }> };
 }
@@ -114,8 +115,11 @@ describe.skipIf(skipReason !== undefined)(`the store kept across the package upg
     expect(now.ActiveState).toBe('active');
     expect(now.MainPID).not.toBe(MainPID);
 
-    const status = JSON.parse(await box.check(['panic-pair', 'status', '--json'])) as { version: string; buttons: Record<string, number> };
+    const status = JSON.parse(await box.check(['panic-pair', 'status', '--json'])) as { version: string; buttons: Record<string, number>; update: unknown };
     expect(status.version).toBe(version);
+    // The release before carried no judge of updates: nothing watched this one, and nothing says so.
+    expect(existsSync(inside('/var/lib/panic-pair-update'))).toBe(false);
+    expect(status.update).toBeNull();
     expect(status.buttons).toMatchObject({ linked: 2, missing: 0 });
     const after = await devices();
     expect(after.map(pairing)).toEqual(before.map(pairing));
@@ -133,6 +137,7 @@ describe.skipIf(skipReason !== undefined)(`the store kept across the package upg
     await box.check(['systemctl', 'stop', UNIT]);
     const upgraded = store();
     expect(upgraded.schemaVersion).toBe(3);
+    expect(upgraded.minorVersion).toBe(1);
     expect(upgraded.devices).toEqual(previousStore.devices);
     expect(Object.keys(upgraded.heard?.devices ?? {})).toEqual(['UPG-1']);
     expect(upgraded.heard?.devices['UPG-1']?.lastHeard).toMatch(/^\d{4}-/);

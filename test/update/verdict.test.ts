@@ -37,6 +37,7 @@ describe('judging a probation', () => {
 
   it('keeps a version an operator stopped by hand, holding nothing against it', () => {
     expect(judgeSample(count0, sample({ activeState: 'inactive', subState: 'dead', nowMs: START + PROBATION * 1000 }), START, PROBATION)).toMatchObject({ kind: 'kept' });
+    expect(judgeSample(count0, sample({ activeState: 'inactive', subState: 'dead-before-auto-restart', nowMs: START + PROBATION * 1000 }), START, PROBATION).kind).toBe('watching');
   });
 
   it('fails at once on a refusal of the settings (exit status 2) or of the store (exit status 65)', () => {
@@ -90,6 +91,13 @@ describe('judging a probation', () => {
   it('fails a unit systemd gave up on (failed, no restart scheduled), counting it once', () => {
     const gaveUp = sample({ activeState: 'failed', subState: 'failed', result: 'start-limit-hit', restarts: 0, mainCode: 1, mainStatus: 1 });
     expect(judgeSample(count0, gaveUp, START, PROBATION)).toMatchObject({ kind: 'failed', reason: 'stopped without being asked, and systemd gave up restarting it' });
+  });
+
+  it('does not count the moment systemd 254 and later show failed before each restart', () => {
+    const beforeRestart = sample({ activeState: 'failed', subState: 'failed-before-auto-restart', result: 'exit-code', restarts: 0, mainCode: 1, mainStatus: 1 });
+    expect(judgeSample(count0, beforeRestart, START, PROBATION)).toEqual({ kind: 'watching', count: count0 });
+    const restarting = sample({ activeState: 'activating', subState: 'auto-restart', result: 'exit-code', restarts: 1, mainCode: 1, mainStatus: 1 });
+    expect(judgeSample(count0, restarting, START, PROBATION)).toEqual({ kind: 'watching', count: { stops: 1, lastRestarts: 1, failedInvocations: [] } });
   });
 
   it('starts a count from NRestarts as it is when the probation begins', () => {
