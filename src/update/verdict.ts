@@ -33,13 +33,22 @@ export interface UnitSample {
   nowMs: number;
 }
 
-/** What the judge remembers between samples (saved with the probation, so a restarted judge goes on). */
+/**
+ * What the judge remembers between samples (saved with the probation, so a restarted judge goes on).
+ * A stop is counted from two facts, the larger winning: each invocation seen ended without being
+ * asked (the moment it ends, as systemd shows it waiting to restart it), and NRestarts' growth, for
+ * the stops no sample saw (a start that dies within a second, the start limit's last).
+ */
 export interface StopCount {
   stops: number;
-  /** NRestarts at the last sample: it only grows, but falls to 0 when someone restarts the unit by hand. */
+  /** Invocations seen ended without being asked. */
+  ended: number;
+  /** NRestarts' growth since the probation began, across restarts by hand (which set it back to 0). */
+  restarts: number;
+  /** NRestarts at the last sample. */
   lastRestarts: number;
-  /** Invocations already counted as ended in `failed` (systemd gave up restarting them). */
-  failedInvocations: string[];
+  /** The last invocations counted in `ended`, so none is counted twice. */
+  seen: string[];
 }
 
 export type Verdict =
@@ -48,7 +57,7 @@ export type Verdict =
   | { kind: 'failed'; reason: string; fact: string };
 
 export function freshCount(sample: Pick<UnitSample, 'restarts'>): StopCount {
-  return { stops: 0, lastRestarts: sample.restarts, failedInvocations: [] };
+  return { stops: 0, ended: 0, restarts: 0, lastRestarts: sample.restarts, seen: [] };
 }
 
 /** How the main process ended, in systemd's words. */
@@ -78,7 +87,7 @@ export function judgeSample(count: StopCount, sample: UnitSample, probationStart
 
   const next = countStops(count, sample);
   if (next.stops >= STOPS_THAT_FAIL) {
-    return { kind: 'failed', reason: `stopped ${next.stops} times without being asked`, fact: `NRestarts=${sample.restarts}, the last: ${howItEnded(sample)}` };
+    return { kind: 'failed', reason: `stopped ${STOPS_THAT_FAIL} times without being asked`, fact: `${next.stops} stops, NRestarts=${sample.restarts}, the last: ${howItEnded(sample)}` };
   }
   if (gaveUp(sample)) {
     return { kind: 'failed', reason: 'stopped without being asked, and systemd gave up restarting it', fact: howItEnded(sample) };
@@ -111,14 +120,24 @@ export function notReadyInTime(sample: UnitSample): Extract<Verdict, { kind: 'fa
   return { kind: 'failed', reason: `not ready within ${READY_WITHIN_SECONDS} s`, fact: `activating for ${Math.round((sample.nowMs - sample.startedAtMs) / 1000)} s without READY=1` };
 }
 
+/** The unit's current invocation has ended, not asked to: waiting to be restarted, or failed for good. */
+function endedUnasked(sample: UnitSample): boolean {
+  if (sample.result === 'success' || sample.invocationId === '') return false;
+  return sample.activeState === 'failed' || sample.subState.startsWith('auto-restart');
+}
+
 function countStops(count: StopCount, sample: UnitSample): StopCount {
   const grown = sample.restarts >= count.lastRestarts ? sample.restarts - count.lastRestarts : sample.restarts;
-  const endedFailed = gaveUp(sample) && sample.result !== 'success' && !count.failedInvocations.includes(sample.invocationId);
-  if (grown === 0 && !endedFailed && sample.restarts === count.lastRestarts) return count;
+  const newlyEnded = endedUnasked(sample) && !count.seen.includes(sample.invocationId);
+  if (grown === 0 && !newlyEnded && sample.restarts === count.lastRestarts) return count;
+  const ended = count.ended + (newlyEnded ? 1 : 0);
+  const restarts = count.restarts + grown;
   return {
-    stops: count.stops + grown + (endedFailed ? 1 : 0),
+    stops: Math.max(ended, restarts, count.stops),
+    ended,
+    restarts,
     lastRestarts: sample.restarts,
-    failedInvocations: endedFailed ? [...count.failedInvocations, sample.invocationId].slice(-8) : count.failedInvocations,
+    seen: newlyEnded ? [...count.seen, sample.invocationId].slice(-8) : count.seen,
   };
 }
 

@@ -18,7 +18,7 @@ const sample = (over: Partial<UnitSample>): UnitSample => ({
   nowMs: START + 5_000,
   ...over,
 });
-const count0: StopCount = { stops: 0, lastRestarts: 0, failedInvocations: [] };
+const count0: StopCount = { stops: 0, ended: 0, restarts: 0, lastRestarts: 0, seen: [] };
 
 describe('judging a probation', () => {
   it('goes on watching a daemon that is ready', () => {
@@ -32,7 +32,7 @@ describe('judging a probation', () => {
 
   it('does not keep a version that is restarting when the probation ends', () => {
     const restarting = sample({ activeState: 'activating', subState: 'auto-restart', result: 'exit-code', restarts: 1, mainCode: 1, mainStatus: 1, nowMs: START + PROBATION * 1000 });
-    expect(judgeSample(count0, restarting, START, PROBATION)).toEqual({ kind: 'watching', count: { stops: 1, lastRestarts: 1, failedInvocations: [] } });
+    expect(judgeSample(count0, restarting, START, PROBATION)).toEqual({ kind: 'watching', count: { stops: 1, ended: 1, restarts: 1, lastRestarts: 1, seen: ['a1'] } });
   });
 
   it('keeps a version an operator stopped by hand, holding nothing against it', () => {
@@ -52,32 +52,52 @@ describe('judging a probation', () => {
     expect(judgeSample(count0, interrupted, START, PROBATION).kind).toBe('watching');
   });
 
-  it('fails on the third stop without being asked, whatever the kind of stop', () => {
-    let count = count0;
-    const stops: Array<Partial<UnitSample>> = [
-      { activeState: 'activating', subState: 'auto-restart', result: 'exit-code', restarts: 1, mainCode: 1, mainStatus: 1 },
-      { activeState: 'activating', subState: 'auto-restart', result: 'watchdog', restarts: 2, mainCode: 2, mainStatus: 6 },
+  it('counts each stop the moment it ends, and fails on the third, whatever the kind of stop', () => {
+    // As systemd 257 shows an exit at start: failed before the restart, waiting to restart, started again.
+    const life = (id: string, restarts: number, over: Partial<UnitSample>): UnitSample[] => [
+      sample({ invocationId: id, restarts, activeState: 'activating', subState: 'start', ...over, result: 'success', mainCode: 0, mainStatus: 0 }),
+      sample({ invocationId: id, restarts, activeState: 'failed', subState: 'failed-before-auto-restart', ...over }),
+      sample({ invocationId: id, restarts, activeState: 'activating', subState: 'auto-restart', ...over }),
     ];
-    for (const stop of stops) {
-      const verdict = judgeSample(count, sample(stop), START, PROBATION);
-      if (verdict.kind !== 'watching') throw new Error(`judged ${verdict.kind} early`);
+    const samples = [
+      ...life('i1', 0, { result: 'exit-code', mainCode: 1, mainStatus: 1 }),
+      ...life('i2', 1, { result: 'watchdog', mainCode: 2, mainStatus: 6 }),
+      ...life('i3', 2, { result: 'core-dump', mainCode: 3, mainStatus: 6 }),
+    ];
+    let count = count0;
+    const stopsSeen: number[] = [];
+    for (const each of samples) {
+      const verdict = judgeSample(count, each, START, PROBATION);
+      if (verdict.kind === 'failed') {
+        expect(verdict).toEqual({ kind: 'failed', reason: 'stopped 3 times without being asked', fact: '3 stops, NRestarts=2, the last: Result=core-dump, core dump, signal 6' });
+        expect(each).toMatchObject({ invocationId: 'i3', subState: 'failed-before-auto-restart' });
+        expect(stopsSeen).toEqual([0, 1, 1, 1, 2, 2, 2]);
+        return;
+      }
+      if (verdict.kind !== 'watching') throw new Error(`judged ${verdict.kind}`);
       count = verdict.count;
+      stopsSeen.push(count.stops);
     }
-    expect(count.stops).toBe(2);
-    const third = judgeSample(count, sample({ activeState: 'activating', subState: 'auto-restart', result: 'core-dump', restarts: 3, mainCode: 3, mainStatus: 6 }), START, PROBATION);
-    expect(third).toEqual({ kind: 'failed', reason: 'stopped 3 times without being asked', fact: 'NRestarts=3, the last: Result=core-dump, core dump, signal 6' });
+    throw new Error('never failed');
   });
 
-  it('counts restarts it did not see one by one (NRestarts jumped between two samples)', () => {
-    expect(judgeSample(count0, sample({ restarts: 3, result: 'exit-code', mainCode: 1, mainStatus: 1 }), START, PROBATION)).toMatchObject({ kind: 'failed', reason: 'stopped 3 times without being asked' });
+  it('counts the stops no sample saw from NRestarts (a start that dies within a second)', () => {
+    expect(judgeSample(count0, sample({ restarts: 3, invocationId: 'i4' }), START, PROBATION)).toMatchObject({ kind: 'failed', reason: 'stopped 3 times without being asked' });
+  });
+
+  it('counts one stop once, seen ended and then restarted', () => {
+    const ended = judgeSample(count0, sample({ invocationId: 'i1', activeState: 'activating', subState: 'auto-restart', result: 'signal', mainCode: 2, mainStatus: 9 }), START, PROBATION);
+    if (ended.kind !== 'watching') throw new Error(ended.kind);
+    const again = judgeSample(ended.count, sample({ invocationId: 'i2', restarts: 1 }), START, PROBATION);
+    expect(again).toMatchObject({ kind: 'watching', count: { stops: 1 } });
   });
 
   it('keeps counting across a restart by hand, which sets NRestarts back to 0', () => {
-    const before: StopCount = { stops: 2, lastRestarts: 2, failedInvocations: [] };
+    const before: StopCount = { stops: 2, ended: 2, restarts: 2, lastRestarts: 2, seen: ['i1', 'i2'] };
     const byHand = judgeSample(before, sample({ restarts: 0, invocationId: 'b2' }), START, PROBATION);
     expect(byHand).toEqual({ kind: 'watching', count: { ...before, lastRestarts: 0 } });
     if (byHand.kind !== 'watching') return;
-    expect(judgeSample(byHand.count, sample({ restarts: 1, invocationId: 'b3', result: 'signal', mainCode: 2, mainStatus: 9 }), START, PROBATION)).toMatchObject({ kind: 'failed' });
+    expect(judgeSample(byHand.count, sample({ restarts: 1, invocationId: 'b3' }), START, PROBATION)).toMatchObject({ kind: 'failed' });
   });
 
   it('fails a start that is not ready within 150 s, by its own clock or by systemd start timeout', () => {
@@ -93,15 +113,13 @@ describe('judging a probation', () => {
     expect(judgeSample(count0, gaveUp, START, PROBATION)).toMatchObject({ kind: 'failed', reason: 'stopped without being asked, and systemd gave up restarting it' });
   });
 
-  it('does not count the moment systemd 254 and later show failed before each restart', () => {
-    const beforeRestart = sample({ activeState: 'failed', subState: 'failed-before-auto-restart', result: 'exit-code', restarts: 0, mainCode: 1, mainStatus: 1 });
-    expect(judgeSample(count0, beforeRestart, START, PROBATION)).toEqual({ kind: 'watching', count: count0 });
-    const restarting = sample({ activeState: 'activating', subState: 'auto-restart', result: 'exit-code', restarts: 1, mainCode: 1, mainStatus: 1 });
-    expect(judgeSample(count0, restarting, START, PROBATION)).toEqual({ kind: 'watching', count: { stops: 1, lastRestarts: 1, failedInvocations: [] } });
+  it('does not take the moment systemd 254 and later show failed before each restart for systemd giving up', () => {
+    const beforeRestart = sample({ activeState: 'failed', subState: 'failed-before-auto-restart', result: 'exit-code', mainCode: 1, mainStatus: 1 });
+    expect(judgeSample(count0, beforeRestart, START, PROBATION)).toMatchObject({ kind: 'watching', count: { stops: 1 } });
   });
 
   it('starts a count from NRestarts as it is when the probation begins', () => {
-    expect(freshCount({ restarts: 4 })).toEqual({ stops: 0, lastRestarts: 4, failedInvocations: [] });
+    expect(freshCount({ restarts: 4 })).toEqual({ stops: 0, ended: 0, restarts: 0, lastRestarts: 4, seen: [] });
   });
 });
 
