@@ -26,7 +26,27 @@ describe('createNotifier', () => {
     expect(notifier.enabled).toBe(false);
     expect(notifier.watchdogIntervalMs()).toBeUndefined();
     expect(sent).toEqual([]);
-    expect(startHeartbeat(notifier, () => 'x')).toBeDefined();
+  });
+
+  it('without NOTIFY_SOCKET, a heartbeat neither pings nor describes the daemon, and keeps no timer', async () => {
+    vi.useFakeTimers();
+    try {
+      const { sent, send } = recorder();
+      const notifier = createNotifier({ WATCHDOG_USEC: '30000000' }, { send });
+      let described = 0;
+      const heartbeat = startHeartbeat(notifier, () => `${(described += 1)} linked`);
+      expect(vi.getTimerCount()).toBe(0);
+      heartbeat.changed();
+      // Past a settle, a watchdog half-period and a status refresh (30 s) several times over.
+      await vi.advanceTimersByTimeAsync(120_000);
+      await notifier.settled();
+      expect(sent).toEqual([]);
+      expect(described).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+      heartbeat.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a change is said within STATUS_SETTLE_MS, long before the next ping, and a burst of changes once', async () => {

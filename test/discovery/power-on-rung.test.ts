@@ -99,9 +99,16 @@ describe('the power-on rung', () => {
   });
 
   it('without a way to power on, asks nothing', async () => {
-    const rung = powerOnRung({ adapter: ADAPTER, powerOn: undefined, logger: captureLog().logger });
+    const log = captureLog();
+    const rung = powerOnRung({ adapter: ADAPTER, powerOn: undefined, logger: log.logger });
+    // Asked at open and after an unblock, as the ladder does: nothing to ask with, so no ask is
+    // planned for later and nothing is said.
     rung.ask();
+    rung.ask();
+    expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(10_000);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(log.lines).toEqual([]);
     rung.stop();
   });
 });

@@ -176,6 +176,9 @@ describe('the rows', () => {
 describe('whatever the central broker holds', () => {
   it('makes one row a hub and never throws: random payloads and topic levels', () => {
     const facts = new FleetFacts();
+    // What the broker holds, kept here as a reader would: each hub's topics whose last payload
+    // was not empty (an empty one clears it). A hub is a row while it has one.
+    const held = new Map<string, Set<string>>();
     const kinds = ['health', 'status', 'bridge/state'];
     const seeds = [health(), health({ buttons: { linked: 1, online: 1, missing: 0, unknown: 0, unsupervised: 0, batteryLow: 0 } }), 'online', 'offline', '0', '1'];
     let state = 42;
@@ -188,11 +191,20 @@ describe('whatever the central broker holds', () => {
       // Cut, flip bytes in, or replace a seed: JSON broken at any point, bytes that are not UTF-8.
       const payload = next(3) === 0 ? seed.subarray(0, next(seed.length + 1)) : Buffer.from(seed.map((byte) => (next(20) === 0 ? next(256) : byte)));
       const level = next(4) === 0 ? Buffer.from(Array.from({ length: next(80) }, () => next(256))).toString('utf8') : `hub-${next(50)}`;
-      facts.take(`hubs/${level.replace(/[/#+\u0000]/g, '_')}/${kinds[next(3)]}`, payload, next(2) === 0, NOW);
+      const hub = level.replace(/[/#+\u0000]/g, '_');
+      const kind = kinds[next(3)]!;
+      facts.take(`hubs/${hub}/${kind}`, payload, next(2) === 0, NOW);
+      const topics = held.get(hub) ?? new Set<string>();
+      if (payload.length === 0) topics.delete(kind);
+      else topics.add(kind);
+      if (topics.size === 0) held.delete(hub);
+      else held.set(hub, topics);
     }
     const all = [...facts.hubs.values()].map((hub) => rowOf(hub, NOW));
-    expect(all.length).toBe(facts.hubs.size);
+    expect(all.map((one) => one.hub).sort()).toEqual([...held.keys()].sort());
     for (const one of all) expect(['offline', 'stale', 'unreadable', 'rolled-back', 'unhealthy', 'healthy']).toContain(one.state);
+    // The random levels made rows too, not only the hub-N ones.
+    expect(all.some((one) => !/^hub-\d+$/.test(one.hub))).toBe(true);
     expect(() => fleetTable(all.sort(worstFirst))).not.toThrow();
   });
 });
