@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { decryptBthome } from '../../src/authentication/bthome-encryption.js';
 import { deviceInformation } from '../../src/authentication/device-information.js';
 import { SAME_REPORT_MS, verifyReport, type VerifyingWith } from '../../src/authentication/verify-report.js';
-import { encryptReport, VECTOR } from './bthome-vectors.js';
+import { COUNTED, COUNTER_ENDS, encryptReport, MAC_INCLUDED, MOTION, SHELLY_BUTTON, VECTOR, type PublishedReport } from './bthome-vectors.js';
 
-// CONTRACT.md section 19: service data to verified objects or a named refusal, against bthome.io's
-// published vector and its MAC-included form.
+// CONTRACT.md section 19: service data to verified objects or a named refusal, against published
+// vectors (bthome.io's example and bthome-ble's tests, bthome-vectors.ts): each byte of them comes
+// from outside this project.
 
 const button = (overrides: Partial<VerifyingWith> = {}): VerifyingWith => ({ key: VECTOR.key, mac: VECTOR.mac, last: undefined, ...overrides });
+const sentBy = (report: PublishedReport, last?: VerifyingWith['last']): VerifyingWith => ({ key: report.key, mac: report.mac, last });
 const flip = (data: Uint8Array, index: number): Buffer => {
   const copy = Buffer.from(data);
   copy[index] = copy[index]! ^ 0x01;
@@ -18,14 +20,18 @@ const flip = (data: Uint8Array, index: number): Buffer => {
 describe("bthome.io's example", () => {
   it('decrypts to its objects and counter with its key and MAC', () => {
     const decrypted = decryptBthome(VECTOR.serviceData, VECTOR.key, VECTOR.mac);
-    expect(decrypted).toMatchObject({ counter: VECTOR.counter, mac: VECTOR.mac, info: { encrypted: true, macIncluded: false, triggerBased: false, version: 2 } });
-    expect(Buffer.from((decrypted as { plain: Uint8Array }).plain)).toEqual(Buffer.concat([Buffer.of(0x40), VECTOR.objects]));
+    // Its counter bytes 00 11 22 33, little-endian.
+    expect(decrypted).toMatchObject({ counter: 0x33221100, mac: VECTOR.mac, info: { encrypted: true, macIncluded: false, triggerBased: false, version: 2 } });
+    // What a plain report of the same objects holds: device information 0x40, then the objects.
+    expect(Buffer.from((decrypted as { plain: Uint8Array }).plain).toString('hex')).toBe('4002ca0903bf13');
     // The MAC as noble writes it, lower case, is the same MAC.
-    expect(decryptBthome(VECTOR.serviceData, VECTOR.key, VECTOR.mac.toLowerCase())).toMatchObject({ counter: VECTOR.counter });
+    expect(decryptBthome(VECTOR.serviceData, VECTOR.key, VECTOR.mac.toLowerCase())).toMatchObject({ counter: 0x33221100 });
+    const motion = decryptBthome(MOTION.serviceData, MOTION.key, MOTION.mac);
+    expect(Buffer.from((motion as { plain: Uint8Array }).plain).toString('hex')).toBe('402101');
   });
 
   it('verifies, as a new report of the button', () => {
-    expect(verifyReport(VECTOR.serviceData, button(), 0)).toMatchObject({ verdict: 'verified', counter: 1122867, triggerBased: false });
+    expect(verifyReport(VECTOR.serviceData, button(), 0)).toMatchObject({ verdict: 'verified', counter: 0x33221100, triggerBased: false, mac: VECTOR.mac });
   });
 
   it('fails to verify with a wrong key, a changed counter, a changed byte or a reversed MAC', () => {
@@ -44,15 +50,33 @@ describe("bthome.io's example", () => {
   });
 });
 
+describe("bthome-ble's published reports", () => {
+  it('each verifies with its key and the address it came from, at the counter its bytes hold', () => {
+    for (const report of [MOTION, COUNTED.at1122866, COUNTED.at1122867, COUNTED.at1122868, COUNTER_ENDS.highest, COUNTER_ENDS.zero, MAC_INCLUDED, SHELLY_BUTTON]) {
+      expect(verifyReport(report.serviceData, sentBy(report), 0), report.serviceData.toString('hex')).toMatchObject({ verdict: 'verified', counter: report.counter });
+    }
+  });
+
+  it('a Shelly BLU Button says it is trigger based, and its battery, read from its decrypted objects', () => {
+    // Its objects, decrypted with node:crypto alone: packet id 7 (0x00), battery 100 % (0x01), a press (0x3a).
+    expect(verifyReport(SHELLY_BUTTON.serviceData, sentBy(SHELLY_BUTTON), 0)).toMatchObject({
+      verdict: 'verified', counter: 442, triggerBased: true, mac: SHELLY_BUTTON.mac, report: { battery: 100, triggerBased: true, encrypted: true },
+    });
+    expect(verifyReport(SHELLY_BUTTON.serviceData, { ...sentBy(SHELLY_BUTTON), key: VECTOR.key }, 0)).toMatchObject({ verdict: 'forged' });
+  });
+});
+
 describe('the MAC-included form (device information bit 1)', () => {
-  const objects = Buffer.from('01 5a 3a 01'.replace(/ /g, ''), 'hex'); // battery 90 %, a press
-  const data = encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter: 7, objects, macIncluded: true, triggerBased: true });
+  const data = MAC_INCLUDED.serviceData;
 
   it('takes the MAC from the payload, reversed, whatever address the advertisement came from', () => {
-    expect(data[0]).toBe(0x47);
+    expect(data[0]).toBe(0x43);
     expect(data.subarray(1, 7).toString('hex')).toBe('a5808fe64854');
     const verdict = verifyReport(data, button({ mac: '7a:11:22:33:44:55' }), 0);
-    expect(verdict).toMatchObject({ verdict: 'verified', counter: 7, mac: VECTOR.mac, triggerBased: true, report: { battery: 90, encrypted: true, triggerBased: true } });
+    expect(verdict).toMatchObject({ verdict: 'verified', counter: 0x33221100, mac: MAC_INCLUDED.mac, triggerBased: false, report: { encrypted: true, triggerBased: false } });
+    // bthome-ble reads 25.06 °C and 50.55 % from it: the plain form has no MAC and no MAC bit.
+    const decrypted = decryptBthome(data, MAC_INCLUDED.key, '7a:11:22:33:44:55');
+    expect(Buffer.from((decrypted as { plain: Uint8Array }).plain).toString('hex')).toBe('4002ca0903bf13');
   });
 
   it('fails to verify with a changed byte anywhere, a wrong key, or the MAC in the wrong order', () => {
@@ -71,22 +95,36 @@ describe('plain reports of a keyed button', () => {
   });
 });
 
-describe('counters', () => {
-  const at = (counter: number): Buffer => encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter, objects: Buffer.from('015a', 'hex') });
-  const last = { counter: 100, at: 50_000 };
+describe("counters, on bthome-ble's reports of one button", () => {
+  const last = { counter: 1122867, at: 50_000 };
+  const verify = (report: PublishedReport, at: number, counted = last) => verifyReport(report.serviceData, sentBy(report, counted), at);
 
   it('a greater counter is a new report; the same one within 10 s is the same report, counted once', () => {
-    expect(verifyReport(at(101), button({ last }), 51_000)).toMatchObject({ verdict: 'verified', counter: 101 });
-    expect(verifyReport(at(100), button({ last }), 50_000 + SAME_REPORT_MS - 1)).toEqual({ verdict: 'repeat', counter: 100 });
+    expect(verify(COUNTED.at1122868, 51_000)).toMatchObject({ verdict: 'verified', counter: 1122868 });
+    expect(verify(COUNTED.at1122867, 50_000 + SAME_REPORT_MS - 1)).toEqual({ verdict: 'repeat', counter: 1122867 });
   });
 
   it('the same counter later, or a smaller one, is replayed; a smaller one says the counter went back', () => {
-    expect(verifyReport(at(100), button({ last }), 50_000 + SAME_REPORT_MS)).toEqual({ verdict: 'replayed', counter: 100, wentBack: false });
-    expect(verifyReport(at(3), button({ last }), 50_100)).toEqual({ verdict: 'replayed', counter: 3, wentBack: true });
+    expect(verify(COUNTED.at1122867, 50_000 + SAME_REPORT_MS)).toEqual({ verdict: 'replayed', counter: 1122867, wentBack: false });
+    expect(verify(COUNTED.at1122866, 50_100)).toEqual({ verdict: 'replayed', counter: 1122866, wentBack: true });
+    // bthome-ble takes a counter back to 0 after the highest; here it went back (a battery change, or a recording).
+    expect(verify(COUNTER_ENDS.zero, 60_000, { counter: 0xffff_ffff, at: 0 })).toEqual({ verdict: 'replayed', counter: 0, wentBack: true });
   });
 
   it('counters up to 2^32 - 1 compare as unsigned numbers', () => {
-    expect(verifyReport(at(0xffff_fffe), button({ last: { counter: 0x7fff_ffff, at: 0 } }), 60_000)).toMatchObject({ verdict: 'verified', counter: 0xffff_fffe });
+    expect(verify(COUNTER_ENDS.highest, 60_000, { counter: 0x7fff_ffff, at: 0 })).toMatchObject({ verdict: 'verified', counter: 0xffff_ffff });
+  });
+});
+
+describe("the tests' own button (encryptReport)", () => {
+  it('sends the bytes bthome-ble publishes, so the reports other tests make are real ones', () => {
+    const objects = VECTOR.objects;
+    expect(encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter: 0x33221100, objects })).toEqual(VECTOR.serviceData);
+    expect(encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter: 1122867, objects })).toEqual(COUNTED.at1122867.serviceData);
+    expect(encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter: 0x33221100, objects, macIncluded: true })).toEqual(MAC_INCLUDED.serviceData);
+    expect(encryptReport({ key: MOTION.key, mac: MOTION.mac, counter: 0x33221100, objects: MOTION.objects })).toEqual(MOTION.serviceData);
+    const press = Buffer.from('000701643a01', 'hex');
+    expect(encryptReport({ key: SHELLY_BUTTON.key, mac: SHELLY_BUTTON.mac, counter: 442, objects: press, triggerBased: true })).toEqual(SHELLY_BUTTON.serviceData);
   });
 });
 
