@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fnv1a, turnedFor } from '../../src/fleet/central-addresses.js';
 import { assertBuilt } from '../support/binary.js';
@@ -23,13 +24,28 @@ const valuesOf = (text: string, key: string): string[] => lines(text).filter(([n
 
 beforeAll(() => assertBuilt());
 
+/** A TCP listener on 127.0.0.1 that tells of each connection and closes it at once. */
+async function listening(connected: () => void): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((socket) => {
+    connected();
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 describe('turning the node list by hub id', () => {
   it('starts each hub at node fnv1a(id) mod n, keeping the order after it', () => {
+    // FNV-1a's published 32-bit values: the offset basis for "", and those for "a" and "foobar".
     expect(fnv1a('')).toBe(0x811c9dc5);
-    // FNV-1a's published value for "a".
     expect(fnv1a('a')).toBe(0xe40c292c);
-    const start = fnv1a('hub-7') % 3;
-    expect(turnedFor('hub-7', ['x', 'y', 'z'])).toEqual([...['x', 'y', 'z'].slice(start), ...['x', 'y', 'z'].slice(0, start)]);
+    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+    // Worked by hand (offset basis, then XOR each byte and multiply by 16777619, modulo 2^32):
+    // "hub-a" 0x6e841936, 0 mod 3; "hub-7" 0xa08467ec, 1 mod 3; "hub-c" 0x6c841610, 2 mod 3.
+    expect(fnv1a('hub-7')).toBe(0xa08467ec);
+    expect(turnedFor('hub-a', ['x', 'y', 'z'])).toEqual(['x', 'y', 'z']);
+    expect(turnedFor('hub-7', ['x', 'y', 'z'])).toEqual(['y', 'z', 'x']);
+    expect(turnedFor('hub-c', ['x', 'y', 'z'])).toEqual(['z', 'x', 'y']);
     expect(turnedFor('hub-7', ['only'])).toEqual(['only']);
   });
 
@@ -44,8 +60,8 @@ describe('bridge-config for a cluster', () => {
   it('lists every node with round_robin, turned by the hub id, and keeps the default protocol lines', async () => {
     const printed = await bridgeConfig([...CLUSTER, '--hub-id', 'hub-7']);
     expect(printed.code, printed.stderr).toBe(0);
-    const expected = turnedFor('hub-7', NODES.map((node) => node.slice('mqtt://'.length)));
-    expect(valuesOf(printed.stdout, 'address')).toEqual([expected.join(' ')]);
+    // "hub-7" starts at node 1 of 3 (fnv1a, above), then the order after it.
+    expect(valuesOf(printed.stdout, 'address')).toEqual(['10.0.0.2:1883 10.0.0.3:1883 10.0.0.1:1883']);
     expect(valuesOf(printed.stdout, 'round_robin')).toEqual(['true']);
     expect(valuesOf(printed.stdout, 'try_private')).toEqual(['true']);
     expect(valuesOf(printed.stdout, 'topic')).toEqual(['# out 1 panic-pair/ hubs/hub-7/']);
@@ -53,12 +69,10 @@ describe('bridge-config for a cluster', () => {
   });
 
   it('gives two hubs different first nodes when their ids hash apart', async () => {
-    const firsts = new Set<string>();
-    for (const hubId of ['hub-a', 'hub-b', 'hub-c', 'hub-d', 'hub-e']) {
-      const printed = await bridgeConfig([...CLUSTER, '--hub-id', hubId]);
-      firsts.add(valuesOf(printed.stdout, 'address')[0]!.split(' ')[0]!);
-    }
-    expect(firsts.size).toBeGreaterThan(1);
+    // By hand, as above: "hub-a" starts at node 0, "hub-c" at node 2.
+    const firstOf = async (hubId: string): Promise<string | undefined> => valuesOf((await bridgeConfig([...CLUSTER, '--hub-id', hubId])).stdout, 'address')[0]?.split(' ')[0];
+    expect(await firstOf('hub-a')).toBe('10.0.0.1:1883');
+    expect(await firstOf('hub-c')).toBe('10.0.0.3:1883');
   });
 
   it("--central-protocol mqttv311: plain 3.1.1 (try_private false), carrying only the topics that cannot hold a '.', and saying so", async () => {
@@ -107,14 +121,26 @@ describe('refusals: exit 2, naming the flag', () => {
   });
 
   it('fleet: the same address checks, before anything connects', async () => {
-    for (const [args, message] of [
-      [['--central', 'mqtt://a,mqtts://b'], /--central mixes/],
-      [['--central', 'mqtt://127.0.0.1:1,mqtt://127.0.0.1:2', '--central-protocol', 'mqtt3'], /--central-protocol "mqtt3"/],
-    ] as Array<[string[], RegExp]>) {
-      const result = await fleet(args);
-      expect(result.code).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(message);
+    // Two real listeners as the nodes: whatever reaches them is counted.
+    let connections = 0;
+    const nodes = await Promise.all([0, 1].map(() => listening(() => (connections += 1))));
+    try {
+      const [one, two] = nodes.map((node) => `127.0.0.1:${node.port}`);
+      for (const [args, message] of [
+        [['--central', `mqtt://${one},mqtts://${two}`], /--central mixes/],
+        [['--central', `mqtt://${one},mqtt://${two}`, '--central-protocol', 'mqtt3'], /--central-protocol "mqtt3"/],
+      ] as Array<[string[], RegExp]>) {
+        const result = await fleet(args);
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(message);
+      }
+      expect(connections).toBe(0);
+      // The same nodes with good flags are reached: the count above could have seen a connection.
+      await fleet(['--central', `mqtt://${one},mqtt://${two}`, '--central-protocol', 'mqttv311']);
+      expect(connections).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(nodes.map((node) => node.close()));
     }
   });
 });
