@@ -1,11 +1,15 @@
 // A store that cannot be read is never overwritten: open refuses, names the file and the fault,
 // and leaves every byte where it was.
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PairingStore } from '../../src/store/index.js';
+import { runBundled, unprivileged } from '../support/unprivileged.js';
 import { linkingRecord, makeStateDir } from './fixtures/sample-records.js';
+
+const OPEN_STORE = fileURLToPath(new URL('./fixtures/open-store.ts', import.meta.url));
 
 let dir: string;
 let file: string;
@@ -95,13 +99,20 @@ describe('open on a store file that cannot be used', () => {
     expect((await stat(file)).isFIFO()).toBe(true);
   });
 
-  it.skipIf(process.getuid?.() === 0)('refuses a file it may not read (skipped as root, who may read anything)', async () => {
-    await writeFile(file, '{"schemaVersion": 1, "devices": []}');
+  it('refuses a file it may not read (opened by a user without root\'s privileges: root reads anything)', async () => {
+    const bytes = '{"schemaVersion": 1, "devices": []}';
+    await writeFile(file, bytes);
     await chmod(file, 0o000);
-    await expect(PairingStore.open(dir)).rejects.toMatchObject({
+    const as = unprivileged();
+    // The state dir is the opener's own, as the unit's is the daemon's; the file in it is not.
+    if (as !== undefined) await chown(dir, as.uid, as.gid);
+    const result = await runBundled(OPEN_STORE, [dir], as);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
       kind: 'store',
       message: expect.stringContaining(`${file} cannot be read: permission denied (EACCES)`),
     });
+    expect(await readFile(file, 'utf8')).toBe(bytes);
   });
 
   it('opens the store again once the installer has moved the bad file aside', async () => {
