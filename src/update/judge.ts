@@ -1,9 +1,13 @@
 // The judge of an update, bundled into one file that needs nothing but node (packaging/deb/build.mjs):
 //   node judge.mjs arm <new-version>   from the maintainer script of the version being replaced
 //   node judge.mjs watch               the unit panic-pair-probation.service
+//   node judge.mjs disarm              when the package is removed: no watch left to reinstall it
 // What it judges, when, on which fact, and what it did goes to its output: the journal, or dpkg's.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { arm } from './arm.js';
-import { watch } from './probation-watch.js';
+import { PROBATION_FILE, WATCH_UNIT, WATCH_UNIT_FILE } from './probation-file.js';
+import { disarm, watch } from './probation-watch.js';
 
 const say = (line: string): void => void process.stdout.write(`panic-pair update: ${line}\n`);
 const [command, version] = process.argv.slice(2);
@@ -17,7 +21,12 @@ if (command === 'arm' && version !== undefined && version !== '') {
   }
 } else if (command === 'watch') {
   watch(say);
+} else if (command === 'disarm') {
+  if (existsSync(WATCH_UNIT_FILE) || existsSync(PROBATION_FILE)) {
+    spawnSync('systemctl', ['stop', WATCH_UNIT], { stdio: 'ignore' });
+    disarm(say);
+  }
 } else {
-  process.stderr.write('usage: judge.mjs arm <new-version> | watch\n');
+  process.stderr.write('usage: judge.mjs arm <new-version> | watch | disarm\n');
   process.exitCode = 2;
 }

@@ -147,12 +147,13 @@ describe.skipIf(skipReason !== undefined)(`an update that fails undoes itself, i
     await hub.takeUpdates();
     // Cut the power while dpkg installs the version before (or, at the latest, once the judge has
     // decided and saved that it goes back).
-    await waitFor(() => hub.running('/var/lib/panic-pair-update/previous.deb') || hub.probation()?.phase === 'rolling-back', {
+    const cutAt = await waitFor(() => (hub.running('/var/lib/panic-pair-update/previous.deb') ? 'while dpkg installed the version before' : hub.probation()?.phase === 'rolling-back' ? 'once the judge had saved that it goes back' : undefined), {
       timeoutMs: 3 * STEP_MS,
       intervalMs: 50,
       what: 'the rollback to begin',
     });
     await box.reboot({ powerCut: true });
+    measured.push(`the power cut ${cutAt}`);
     await hub.decided(V.cut, 'rolled-back', 3 * STEP_MS);
     expect(await hub.installed()).toEqual({ version: V.good, status: 'ii' });
     expect(await hub.audit()).toBe('');
