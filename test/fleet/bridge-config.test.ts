@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt } from '../support/binary.js';
+import { assertBuilt, runBinary } from '../support/binary.js';
 import { bridgeConfig } from '../support/bridged-hub.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { findExecutable } from '../support/installed.js';
 import { publishOnce } from '../support/mqtt-observer.js';
+import { unprivileged } from '../support/unprivileged.js';
 import { waitFor } from '../support/wait.js';
 
 // `panic-pair bridge-config` (CONTRACT.md section 16): the bridge it prints, its refusals of bad
@@ -94,13 +95,21 @@ describe('bad flags: exit 2, naming the flag', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  // Root reads any file: run as another user, this case shows the refusal of an unreadable one.
-  it.skipIf(process.getuid?.() === 0)('a CA file this user cannot read', async () => {
-    const locked = path.join(dir, 'locked.pem');
-    writeFileSync(locked, '-----BEGIN CERTIFICATE-----\n', { mode: 0o000 });
-    const result = await bridgeConfig([...central, ...hub, '--cafile', locked]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--cafile .* cannot be read by this user/);
+  // Root reads any file: run by a user without root's privileges (nobody, where the suite runs as root).
+  it('a CA file this user cannot read', async () => {
+    const open = mkdtempSync(path.join(tmpdir(), 'panic-pair-bridge-locked-'));
+    try {
+      chmodSync(open, 0o755);
+      const locked = path.join(open, 'locked.pem');
+      writeFileSync(locked, '-----BEGIN CERTIFICATE-----\n', { mode: 0o000 });
+      const args = ['bridge-config', ...central, ...hub, '--cafile', locked];
+      const result = await runBinary(args, { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '' }, { timeoutMs: 30_000, ...(unprivileged() ?? {}) });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/--cafile .*locked\.pem cannot be read by this user/);
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 });
 
@@ -110,8 +119,11 @@ describe.skipIf(findExecutable('mosquitto') === undefined)('a hub broker running
   let watcher: MqttClient;
   const seen = new Map<string, string>();
   beforeAll(async () => {
-    central = await startBroker({ tls: { names: ['IP:127.0.0.1'] } });
-    watcher = await connectAsync(central.address, { ca: readFileSync(central.caFile!), reconnectPeriod: 100 });
+    // The central broker asks every client for a certificate its CA signed, and refuses one without.
+    central = await startBroker({ tls: { names: ['IP:127.0.0.1'] }, extraConfig: 'require_certificate true' });
+    const caDir = path.dirname(central.caFile!);
+    const tls = { ca: readFileSync(central.caFile!), cert: readFileSync(path.join(caDir, 'server.pem')), key: readFileSync(path.join(caDir, 'server.key')) };
+    watcher = await connectAsync(central.address, { ...tls, reconnectPeriod: 100 });
     watcher.on('message', (topic, payload) => seen.set(topic, payload.toString()));
     await watcher.subscribeAsync('hubs/#', { qos: 1 });
   });
@@ -121,14 +133,28 @@ describe.skipIf(findExecutable('mosquitto') === undefined)('a hub broker running
     await central?.stop();
   });
 
+  it('refuses a client without a certificate: what the bridge below could not do', async () => {
+    const refused = await connectAsync(central.address, { ca: readFileSync(central.caFile!), reconnectPeriod: 0, connectTimeout: 10_000 }).then(
+      async (client) => {
+        await client.endAsync(true);
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(Error);
+  });
+
   it('connects over TLS with the CA and the client certificate given, and carries the retained health', async () => {
     const caDir = path.dirname(central.caFile!);
+    const [certFile, keyFile] = [path.join(caDir, 'server.pem'), path.join(caDir, 'server.key')];
     const printed = await bridgeConfig([
       '--central', central.address, '--hub-id', 'tls-hub',
-      '--cafile', central.caFile!, '--certfile', path.join(caDir, 'server.pem'), '--keyfile', path.join(caDir, 'server.key'),
+      '--cafile', central.caFile!, '--certfile', certFile, '--keyfile', keyFile,
     ], { PANIC_PAIR_MQTT_PREFIX: 'pp' });
     expect(printed.code, printed.stderr).toBe(0);
-    expect(directives(printed.stdout).get('bridge_cafile')).toBe(central.caFile);
+    const lines = directives(printed.stdout);
+    expect([lines.get('bridge_cafile'), lines.get('bridge_certfile'), lines.get('bridge_keyfile')]).toEqual([central.caFile, certFile, keyFile]);
+    // A bridge that sent no certificate would be refused, as the client above was.
     hub = await startBroker({ extraConfig: printed.stdout });
     await waitFor(() => seen.get('hubs/tls-hub/bridge/state') === '1', { timeoutMs: 15_000, what: 'the bridge to connect to the central broker' });
     await publishOnce(hub.url, 'pp/health', ['{"healthy":true}'], { retain: true });
