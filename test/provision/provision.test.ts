@@ -7,6 +7,7 @@ import { provisionCommand, type ProvisionOptions } from '../../src/cli/commands/
 import { ProvisionInputError, SCRUBBED_USER_DATA } from '../../src/provision/index.js';
 import { findExecutable } from '../support/installed.js';
 import { assertBuilt, runBinary } from '../support/binary.js';
+import { unprivileged } from '../support/unprivileged.js';
 
 // `panic-pair provision` (CONTRACT section 15): what it prints, what it refuses, and that real
 // cloud-init accepts what it prints. test/systemd/provision-cloud-init.test.ts boots it.
@@ -48,13 +49,15 @@ function parsedYaml(text: string): { write_files: Array<Record<string, string>>;
 }
 
 const hasYaml = spawnSync('python3', ['-c', 'import yaml']).status === 0;
+/** Said where a test that reads the YAML cannot run: it is skipped with this, never passed. */
+const NO_YAML = "python3's yaml module (Debian's python3-yaml, cloud-init's own parser) is not installed";
 const cloudInit = findExecutable('cloud-init');
 
 describe('one hub', () => {
-  it('prints #cloud-config that writes the settings and the owner-only secrets, then restarts the unit and scrubs the seed', () => {
+  it('prints #cloud-config that writes the settings and the owner-only secrets, then restarts the unit and scrubs the seed', (context) => {
+    if (!hasYaml) return context.skip(NO_YAML);
     const text = printed({ ...base, webCodeFile: codeFile, hubId: 'hub-7', mqttUrl: 'mqtt://127.0.0.1:1883' });
     expect(text.startsWith('#cloud-config\n')).toBe(true);
-    if (!hasYaml) return;
     const doc = parsedYaml(text);
     const last = (p: string) => doc.write_files.filter((entry) => entry.path === p).at(-1);
     // The secret is written into a file already 0600: an empty 0600 entry comes first.
@@ -125,10 +128,23 @@ describe('one hub', () => {
     expect(error.message).not.toContain('secret-');
   });
 
-  it.skipIf(process.getuid?.() === 0)('refuses an unreadable token file without quoting it (not as root, who reads any file)', () => {
-    const error = refusal({ ...base, tokenFile: file('unreadable', 'never-shown\n', 0o000) });
-    expect(error.message).toMatch(/^--token-file: .*unreadable cannot be read by this user/);
-    expect(error.message).not.toContain('never-shown');
+  // Root reads any file: the binary run by a user without root's privileges (nobody, where the suite runs as root).
+  it('refuses an unreadable token file without quoting it, exit 2', async () => {
+    assertBuilt();
+    const open = mkdtempSync(path.join(tmpdir(), 'panic-pair-provision-locked-'));
+    try {
+      chmodSync(open, 0o755);
+      const unreadable = path.join(open, 'unreadable');
+      writeFileSync(unreadable, 'never-shown\n', { mode: 0o000 });
+      const args = ['provision', '--api-url', base.apiUrl, '--customer', base.customer, '--token-file', unreadable];
+      const result = await runBinary(args, { PATH: process.env.PATH, PANIC_PAIR_CONFIG: '' }, { timeoutMs: 30_000, ...(unprivileged() ?? {}) });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/--token-file: .*unreadable cannot be read by this user/);
+      expect(result.stderr).not.toContain('never-shown');
+    } finally {
+      rmSync(open, { recursive: true, force: true });
+    }
   });
 });
 
