@@ -5,7 +5,7 @@ import type { DaemonHarness } from '../support/daemon-harness.js';
 import { servePageForFile } from '../support/page-daemon.js';
 import { rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 import { readBody } from '../../src/http/json-io.js';
-import { MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT, refuse, serverOptions, tooLarge } from '../../src/web/request-bounds.js';
+import { LINGER_MS, MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT, refuse, serverOptions, tooLarge } from '../../src/web/request-bounds.js';
 import { openRaw, statusOf, writableAgain } from './raw-connection.js';
 
 // What one client may send the page (issue 36), against a real daemon over loopback: each request
@@ -113,11 +113,16 @@ describe('closing in stages', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const raw = await openRaw((server.address() as AddressInfo).port, { halfOpen: true });
+      // The linger starts once the server has the request, after this: no sooner than here.
+      const sentAt = performance.now();
       raw.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1400\r\n${'x'.repeat(0x1400)}\r\n`);
       const socket = await serverSide;
       await raw.ended;
       expect(socket.destroyed).toBe(false); // lingering: the client may still be sending
       await new Promise((resolve) => socket.once('close', resolve)); // then closed by its timer
+      // Node's timers run on the event loop's clock, whole milliseconds read at the start of the
+      // loop's turn: one may fire up to 1 ms short of performance.now()'s count.
+      expect(performance.now() - sentAt).toBeGreaterThanOrEqual(LINGER_MS - 1);
       raw.socket.destroy();
     } finally {
       server.close();

@@ -166,14 +166,25 @@ describe("the installer's page", () => {
   });
 
   it('answers 429 for a minute after five wrong codes from one address, the right code included, and logs each attempt', async () => {
+    const from = harness.output().length;
     const attempt = (code: string) => postCode(page, code);
     for (let i = 0; i < 5; i++) expect((await attempt(`guess-${i}`)).status).toBe(401);
     const blocked = await attempt(page.code);
     expect(blocked.status).toBe(429);
     expect(blocked.headers['set-cookie']).toBeUndefined();
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(60);
-    const log = await waitFor(() => (/"verdict":"blocked"/.test(harness.output()) ? harness.output() : undefined), { what: 'the blocked attempt in the log' });
-    expect(log).toMatch(/"address":"(::ffff:)?127\.0\.0\.1".*"verdict":"wrong"/);
+    const log = await waitFor(() => (/"verdict":"blocked"/.test(harness.output().slice(from)) ? harness.output().slice(from) : undefined), { what: 'the blocked attempt in the log' });
+    // One line an attempt, in order: the five guesses, then the right code refused.
+    const attempts = log.split('\n').flatMap((line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; address?: string; verdict?: string };
+        return entry.msg === 'page: sign-in attempt' ? [entry] : [];
+      } catch {
+        return [];
+      }
+    });
+    expect(attempts.map((entry) => entry.verdict)).toEqual(['wrong', 'wrong', 'wrong', 'wrong', 'wrong', 'blocked']);
+    for (const entry of attempts) expect(entry.address).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
     expect(log).not.toContain(page.code);
     expect(log).not.toContain('guess-0');
   });
