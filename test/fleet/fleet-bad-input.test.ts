@@ -184,10 +184,27 @@ describe('another broker, and a broker lost while watching', () => {
         publishes.push(client.publishAsync(`hubs/hub-${i}/status`, 'online', { qos: 1, retain: true }));
       }
       await Promise.all(publishes);
+      // Later traffic all the while the reader reads: a live health of a new hub every few
+      // milliseconds, never retained, which aedes sends in among its retained copies.
+      let live = 0;
+      let reading = true;
+      const talking = (async () => {
+        while (reading) {
+          await client.publishAsync(`hubs/live-${live++}/health`, health(), { qos: 0 });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const result = await fleet(['--central', aedes.address, '--json']).finally(() => (reading = false));
+      await talking;
       await client.endAsync();
-      const result = await fleet(['--central', aedes.address, '--json']);
       expect(result.code, result.stderr).toBe(0);
-      expect((JSON.parse(result.stdout) as HubRow[]).length).toBe(hubs);
+      const rows = JSON.parse(result.stdout) as HubRow[];
+      const retained = rows.filter((row) => row.hub.startsWith('hub-'));
+      expect(new Set(retained.map((row) => row.hub)).size).toBe(hubs);
+      expect(retained.every((row) => row.state === 'healthy' && row.daemon === 'online')).toBe(true);
+      // Some of the later traffic reached the reader while it read; the rest of the rows are it.
+      expect(rows.length).toBeGreaterThan(hubs);
+      expect(rows.filter((row) => !row.hub.startsWith('hub-')).every((row) => /^live-\d+$/.test(row.hub))).toBe(true);
     } finally {
       await aedes.stop();
     }
