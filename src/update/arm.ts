@@ -52,6 +52,8 @@ export function arm(next: string, judgeFile: string, say: Say): void {
 
   const settings = hubSettings();
   const started = performance.now();
+  // A watch still judging the version being replaced gives way, before it could clear what follows.
+  if (standing !== undefined) spawnSync('systemctl', ['stop', WATCH_UNIT], { stdio: 'ignore' });
   mkdirSync(UPDATE_DIR, { recursive: true, mode: 0o700 });
   replaceDurably(JUDGE_FILE, readFileSync(judgeFile), 0o600);
   const repacked = repackInstalled(PREVIOUS_PACKAGE);

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { restoreOutcome, standingRollback, writeOutcome } from './outcome.js';
-import { JUDGE_FILE, PREVIOUS_PACKAGE, PROBATION_FILE, readProbation, saveProbation, WATCH_UNIT, WATCH_UNIT_FILE, type Probation } from './probation-file.js';
+import { readProbation, saveProbation, UPDATE_DIR, WATCH_UNIT, WATCH_UNIT_FILE, type Probation } from './probation-file.js';
 import { rollBack, sleep, type Say } from './rollback.js';
 import { bootId, monotonicMs, packageSample, unitSample } from './system-facts.js';
 import { freshCount, howItEnded, judgeInstall, judgeSample, notReadyInTime, STOPS_THAT_FAIL } from './verdict.js';
@@ -84,7 +84,8 @@ export function disarm(say: Say): void {
   spawnSync('systemctl', ['disable', WATCH_UNIT], { stdio: 'ignore' });
   rmSync(WATCH_UNIT_FILE, { force: true });
   spawnSync('systemctl', ['daemon-reload'], { stdio: 'ignore' });
-  for (const file of [PREVIOUS_PACKAGE, PROBATION_FILE, JUDGE_FILE]) rmSync(file, { force: true });
+  // All of it the watch's own: the copy of the version before, the probation, the judge.
+  rmSync(UPDATE_DIR, { recursive: true, force: true });
   say('the watch is over');
 }
 

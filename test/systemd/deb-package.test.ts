@@ -143,6 +143,9 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
       timeoutMs: STEP_MS,
     });
     await apt('install', `/root/panic-pair_${UPGRADE}_amd64.deb`);
+    // The version replaced put the watch over the new one in place (docs/install.md, "Going back a version").
+    expect(existsSync(inside('/etc/systemd/system/panic-pair-probation.service'))).toBe(true);
+    expect(existsSync(inside('/var/lib/panic-pair-update/previous.deb'))).toBe(true);
     await inFlight;
     const now = await show('MainPID', 'ActiveState');
     expect(now.ActiveState).toBe('active');
@@ -168,6 +171,10 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect(journal).not.toMatch(/code=(dumped|killed)|status=\d+\/|Failed with result/);
     expect(store()).toContain('DEB-2');
     expect(existsSync(inside('/etc/panic-pair/config.json'))).toBe(true);
+    // The upgrade's probation was still under way: its watch goes with the package, and would
+    // otherwise install the version before again.
+    expect(existsSync(inside('/etc/systemd/system/panic-pair-probation.service'))).toBe(false);
+    expect(existsSync(inside('/var/lib/panic-pair-update'))).toBe(false);
 
     await apt('purge', 'panic-pair');
     expect(existsSync(inside('/var/lib/panic-pair'))).toBe(false);
