@@ -43,7 +43,7 @@ export function arm(next: string, judgeFile: string, say: Say): void {
   if (!isSystemd()) return say('not judged: systemd is not running');
   const previous = packageSample().version;
   if (previous === '' || previous === next) return;
-  const standing = readProbation();
+  const standing = standingProbation();
   if (standing?.phase === 'rolling-back') return say(`not judged: a rollback to ${standing.previous} is under way`);
   const daemon = properties(DAEMON_UNIT, ['ActiveState']).ActiveState;
   // The version before must have run for its successor to be held to it; a hub still unconfigured,
@@ -53,7 +53,7 @@ export function arm(next: string, judgeFile: string, say: Say): void {
   const settings = hubSettings();
   const started = performance.now();
   // A watch still judging the version being replaced gives way, before it could clear what follows.
-  if (standing !== undefined) spawnSync('systemctl', ['stop', WATCH_UNIT], { stdio: 'ignore' });
+  if (existsSync(WATCH_UNIT_FILE)) spawnSync('systemctl', ['stop', WATCH_UNIT], { stdio: 'ignore' });
   mkdirSync(UPDATE_DIR, { recursive: true, mode: 0o700 });
   replaceDurably(JUDGE_FILE, readFileSync(judgeFile), 0o600);
   const repacked = repackInstalled(PREVIOUS_PACKAGE);
@@ -63,6 +63,15 @@ export function arm(next: string, judgeFile: string, say: Say): void {
   replaceDurably(WATCH_UNIT_FILE, watchUnit(), 0o644);
   for (const args of [['daemon-reload'], ['enable', WATCH_UNIT], ['restart', '--no-block', WATCH_UNIT]]) spawnSync('systemctl', args, { stdio: 'ignore' });
   say(`${next} will be on probation for ${settings.probationSeconds} s; ${previous} is kept to go back to (${PREVIOUS_PACKAGE}, made in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+/** The probation under way; one the judge cannot read is replaced by the new one. */
+function standingProbation(): ReturnType<typeof readProbation> {
+  try {
+    return readProbation();
+  } catch {
+    return undefined;
+  }
 }
 
 /** What deb-systemd-invoke asks too: systemd is the running init. */

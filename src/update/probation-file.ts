@@ -43,8 +43,13 @@ export function readProbation(file = PROBATION_FILE): Probation | undefined {
   } catch {
     return undefined;
   }
-  const value = JSON.parse(text) as Probation;
-  if (typeof value.previous !== 'string' || typeof value.next !== 'string' || typeof value.phase !== 'string') {
+  let value: Probation;
+  try {
+    value = JSON.parse(text) as Probation;
+  } catch {
+    throw new Error(`${file} is not JSON`);
+  }
+  if (typeof value !== 'object' || value === null || typeof value.previous !== 'string' || typeof value.next !== 'string' || typeof value.phase !== 'string') {
     throw new Error(`${file} is not a probation the judge wrote`);
   }
   return value;

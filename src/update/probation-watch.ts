@@ -15,7 +15,14 @@ const SAMPLE_MS = 1000;
 export function watch(say: Say): void {
   let idleSinceMs: number | undefined;
   for (;;) {
-    const probation = readProbation();
+    let probation: Probation | undefined;
+    try {
+      probation = readProbation();
+    } catch (error) {
+      // Not the judge's own writing (replaced whole, never torn): nothing it can act on.
+      say(`${(error as Error).message}: the watch ends without judging`);
+      return disarm(say);
+    }
     if (probation === undefined) {
       say('no update on probation');
       return disarm(say);
