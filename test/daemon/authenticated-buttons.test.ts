@@ -7,6 +7,7 @@ import type { DeviceRow } from '../../src/supervision/types.js';
 import { encryptReport } from '../authentication/bthome-vectors.js';
 import { runBinary, type CliResult } from '../support/binary.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { CLOCK_CONVERSION_JITTER_MS } from '../support/loaded-machine.js';
 import { observe, publishOnce, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
@@ -24,6 +25,24 @@ const B1 = '54:48:E6:8F:80:A5';
 const B2 = 'C4:7C:8D:6A:00:02';
 const GATEWAYS = 'site/+/BTtoMQTT/+';
 const topicOf = (mac: string): string => `site/gw1/BTtoMQTT/${mac.replaceAll(':', '')}`;
+
+/** The keyed profile's supervisionSeconds, and the minute CONTRACT.md section 17 allows after it. */
+const DEADLINE_MS = 60_000;
+const MISSING_WITHIN_MS = DEADLINE_MS + 60_000;
+/** How long after the daemon says a button is missing this test may take to see it (a loaded machine). */
+const SEEN_WITHIN_MS = 30_000;
+
+/** The daemon's JSON log lines in `output`. */
+function logLines(output: string): Array<{ msg?: string; deviceId?: string; time: string }> {
+  return output.split('\n').flatMap((line) => {
+    try {
+      const entry = JSON.parse(line) as { msg?: string; deviceId?: string; time?: unknown };
+      return typeof entry.time === 'string' ? [{ ...entry, time: entry.time }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 /** A gateway's message for a report of `mac` with `counter`, battery 87 %, encrypted with `key`. */
 function message(mac: string, counter: number, key = KEY, battery = 87): string {
@@ -67,7 +86,7 @@ describe('buttons whose reports can be trusted', () => {
     const config = path.join(dir, 'config.json');
     const profiles = [
       { name: 'panic-button', match: { namePrefix: 'PANIC-' }, deviceId: { from: 'nameSuffix' } },
-      { name: 'bthome-button', match: { serviceUuid: 'fcd2' }, deviceId: { from: 'address' }, keyRequired: true, supervisionSeconds: 60 },
+      { name: 'bthome-button', match: { serviceUuid: 'fcd2' }, deviceId: { from: 'address' }, keyRequired: true, supervisionSeconds: DEADLINE_MS / 1000 },
     ];
     writeFileSync(config, JSON.stringify({ profiles }), { mode: 0o644 });
     hub = await startHarness({ env: { PANIC_PAIR_CONFIG: config, PANIC_PAIR_MQTT_BLE_GATEWAYS: GATEWAYS, PANIC_PAIR_HOMEASSISTANT: 'true' } });
@@ -78,8 +97,12 @@ describe('buttons whose reports can be trusted', () => {
     await hub?.close();
   });
 
+  /** The last counter of B1's reports sent while it was paired: every one of them counted, in order. */
+  let pairedUpTo = 0;
+
   it('links a keyed button once a report verifies, with its battery at once', async () => {
     const result = await reporting(hub.cli(['pair', B1, '--key-file', keyFile('b1.key', KEY)]), B1, () => next(B1));
+    pairedUpTo = counters.get(B1)!;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`Linked ${B1}`);
     expect(await row(B1)).toMatchObject({ state: 'linked', authenticated: true, battery: 87, supervision: 'online', reports: { forged: 0, replayed: 0, plain: 0 } });
@@ -128,8 +151,9 @@ describe('buttons whose reports can be trusted', () => {
     expect(exit.code).toBe(1);
     expect(exit.stdout).toContain(imitated);
     const after = await row(B1);
-    // Converted from the monotonic clock at each read: equal to the millisecond or so.
-    expect(Math.abs(Date.parse(after!.lastHeard!) - Date.parse(before!.lastHeard!))).toBeLessThanOrEqual(2);
+    // Converted from the monotonic clock at each read; a refused report counted as heard would
+    // move it by the seconds since the pairing's last report.
+    expect(Math.abs(Date.parse(after!.lastHeard!) - Date.parse(before!.lastHeard!))).toBeLessThanOrEqual(CLOCK_CONVERSION_JITTER_MS);
     expect(after?.battery).toBe(87);
     expect(after?.reports).toMatchObject({ verified: before?.reports?.verified, forged: 1, replayed: 1, plain: 2 });
     expect(after?.imitated).toBe(true);
@@ -141,14 +165,27 @@ describe('buttons whose reports can be trusted', () => {
   });
 
   it('is missing in time while only its old reports are played back', async () => {
-    const recorded = [message(B1, 102), message(B1, 103), message(B1, 104)];
+    // CONTRACT.md section 17: missing within its deadline (the profile's 60 s) plus one minute of
+    // the last report that counted, on the daemon's clock; played back reports move nothing.
+    const lastHeard = Date.parse((await row(B1))!.lastHeard!);
+    // Reports older than the last it counted. Not that one: heard again within SAME_REPORT_MS it is
+    // the same report (a repeat, heard); nor a counter above it (even the forgery's, never verified):
+    // that would be a new report.
+    const recorded = [message(B1, pairedUpTo - 2), message(B1, pairedUpTo - 1)];
     const missing = await waitFor(async () => {
       await publish(B1, recorded);
       const now = await row(B1);
       return now?.supervision === 'missing' ? now : undefined;
-    }, { what: `${B1} missing while replayed`, timeoutMs: 100_000, intervalMs: 500 });
+    }, { what: `${B1} missing while replayed`, timeoutMs: Math.max(0, lastHeard + MISSING_WITHIN_MS - Date.now()) + SEEN_WITHIN_MS, intervalMs: 500 });
     expect(missing.reports?.replayed).toBeGreaterThan(3);
-  }, 120_000);
+    expect(Math.abs(Date.parse(missing.lastHeard!) - lastHeard)).toBeLessThanOrEqual(CLOCK_CONVERSION_JITTER_MS);
+    // When the daemon said so, on its own clock: not before the deadline, and within the minute after it.
+    const said = logLines(hub.output()).filter((line) => line.msg === 'button missing: not heard within its deadline' && line.deviceId === B1);
+    expect(said).toHaveLength(1);
+    const silentFor = Date.parse(said[0]!.time) - lastHeard;
+    expect(silentFor).toBeGreaterThanOrEqual(DEADLINE_MS - CLOCK_CONVERSION_JITTER_MS);
+    expect(silentFor).toBeLessThanOrEqual(MISSING_WITHIN_MS + CLOCK_CONVERSION_JITTER_MS);
+  }, MISSING_WITHIN_MS + SEEN_WITHIN_MS + 30_000);
 
   it('after a battery change its counter went back, and pairing it again with its key posts nothing and counts it again', async () => {
     counters.set(B1, 0);

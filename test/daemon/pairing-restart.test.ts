@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
+import { CLOCK_CONVERSION_JITTER_MS } from '../support/loaded-machine.js';
 import { waitFor } from '../support/wait.js';
 
 // What survives the daemon's end (CONTRACT.md section 8): a clean stop, a stop with a link in
@@ -42,10 +43,8 @@ describe('the pairing store across restarts', () => {
       const was = earlier[i]!;
       if (was.supervision === 'online') expect(device.supervision).toBe('unknown');
       if (typeof was.lastHeard !== 'string') expect(device.lastHeard).toEqual(was.lastHeard);
-      // Converted between the monotonic clock and the wall clock at each read and at the save, two
-      // clock reads each: a loaded machine that preempts between them moves it a few milliseconds
-      // (3 ms in a warm run at e45949a).
-      else expect(Math.abs(Date.parse(String(device.lastHeard)) - Date.parse(was.lastHeard))).toBeLessThanOrEqual(20);
+      // Converted between the monotonic clock and the wall clock at each read and at the save.
+      else expect(Math.abs(Date.parse(String(device.lastHeard)) - Date.parse(was.lastHeard))).toBeLessThanOrEqual(CLOCK_CONVERSION_JITTER_MS);
     }
   });
 
