@@ -56,6 +56,8 @@ export interface RigOptions {
   /** The API client's own retries: one, with tiny delays, unless said otherwise. */
   apiRetry?: Partial<RetryPolicy>;
   backgroundRetry?: RetryPolicy;
+  /** Where the API client sends its requests, given the simulator's address: something in front of it. */
+  apiUrl?: (simulatorUrl: string) => Promise<string>;
 }
 
 export async function rig(options: RigOptions = {}): Promise<Rig> {
@@ -66,7 +68,7 @@ export async function rig(options: RigOptions = {}): Promise<Rig> {
   const store = await PairingStore.open(dir, options.fault ? { fs: faultyFs(options.fault) } : {});
   afterThisTest(() => store.close().catch(() => undefined));
   const api = createApiClient({
-    baseUrl: simulator.url,
+    baseUrl: options.apiUrl === undefined ? simulator.url : await options.apiUrl(simulator.url),
     token: () => new Secret(TOKEN),
     timeoutMs: options.apiTimeoutMs ?? 5000,
     maxInFlight: concurrency,
