@@ -5,6 +5,7 @@ import type { LinkOutcome, PairProgress } from '../../src/pairing/types.js';
 import type { Seed } from '../../src/simulator/index.js';
 import { PairingStore } from '../../src/store/index.js';
 import type { Fault } from '../store/fixtures/faulty-fs.js';
+import { REAL_IO_TIMEOUT_MS } from '../support/loaded-machine.js';
 import { rig, tempDir } from './engine-rig.js';
 
 // The engine against the project's own simulator over real HTTP and a real store on disk.
@@ -21,7 +22,7 @@ describe('PairingEngine', () => {
     engine.sighting(seen('A1'));
     const outcome = pairNow(engine, 'A1');
     // Once the POST has reached the simulator (which holds it), the file on disk already says `linking`.
-    await expect.poll(() => simulator.stats().postsByDevice.A1).toBe(1);
+    await expect.poll(() => simulator.stats().postsByDevice.A1, { timeout: REAL_IO_TIMEOUT_MS }).toBe(1);
     expect(readFileSync(store.file, 'utf8')).toContain('"linking"');
     await expect(outcome).resolves.toMatchObject({ ok: true, record: { state: 'linked', linkId: expect.any(Number) } });
     expect(JSON.parse(readFileSync(store.file, 'utf8')).devices[0]).toMatchObject({ deviceId: 'A1', state: 'linked' });
@@ -87,7 +88,7 @@ describe('PairingEngine', () => {
     const { engine } = await rig();
     const steps: string[] = [];
     const outcome = engine.pair('H1', { timeoutMs: 10_000, signal: new AbortController().signal, onProgress: (p) => steps.push(p.step) });
-    await expect.poll(() => steps).toContain('waiting');
+    await expect.poll(() => steps, { timeout: REAL_IO_TIMEOUT_MS }).toContain('waiting');
     engine.sighting(seen('H1'));
     await expect(outcome).resolves.toMatchObject({ ok: true });
     expect(steps).toEqual(['waiting', 'checking', 'linking', 'linked']);
@@ -112,7 +113,7 @@ describe('PairingEngine', () => {
     engine.sighting(seen('W1', { source: 'ble', rssi: -50 }));
     engine.sighting(seen('W2', { source: 'ble', rssi: -90 }));
     engine.sighting(seen('W3'));
-    await expect.poll(() => reported.length).toBe(2);
+    await expect.poll(() => reported.length, { timeout: REAL_IO_TIMEOUT_MS }).toBe(2);
     closeWindow();
     const report = await window;
     expect(report.outcomes.map((o) => (o.ok ? o.record.deviceId : o.deviceId)).sort()).toEqual(['W1', 'W3']);
@@ -127,7 +128,7 @@ describe('PairingEngine', () => {
     const linked: string[] = [];
     engine.onDevice((record) => record.state === 'linked' && linked.push(record.deviceId));
     engine.sighting(seen('AUTO1', { source: 'ble', rssi: -40 }));
-    await expect.poll(() => linked).toEqual(['AUTO1']);
+    await expect.poll(() => linked, { timeout: REAL_IO_TIMEOUT_MS }).toEqual(['AUTO1']);
   });
 
   it('records a 400 as rejected with the API message, and a reply naming another device as failed', async () => {
@@ -180,7 +181,7 @@ describe('PairingEngine background retries', () => {
     expect(waits[0]?.wait?.reason).toMatch(/dropped/);
     expect(engine.record('P1')?.state).toBe('failed');
     expect(engine.pendingRetries).toBe(1);
-    await expect.poll(() => engine.record('P1')?.state, { timeout: 10_000 }).toBe('linked');
+    await expect.poll(() => engine.record('P1')?.state, { timeout: REAL_IO_TIMEOUT_MS }).toBe('linked');
     expect(engine.pendingRetries).toBe(0);
     expect(simulator.stats().links).toBe(1);
   });
@@ -192,7 +193,7 @@ describe('PairingEngine background retries', () => {
     const failed: string[] = [];
     engine.onDevice((record) => record.state === 'failed' && failed.push(record.deviceId));
     engine.sighting(seen('AUTOFAIL', { source: 'ble', rssi: -40 }));
-    await expect.poll(() => failed).toEqual(['AUTOFAIL']);
+    await expect.poll(() => failed, { timeout: REAL_IO_TIMEOUT_MS }).toEqual(['AUTOFAIL']);
     expect(engine.pendingRetries).toBe(0);
   });
 });

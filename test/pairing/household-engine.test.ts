@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PairingEngine } from '../../src/pairing/engine.js';
 import type { LinkOutcome } from '../../src/pairing/types.js';
 import type { Seed } from '../../src/simulator/index.js';
+import { REAL_IO_TIMEOUT_MS } from '../support/loaded-machine.js';
 import { rig } from './engine-rig.js';
 
 // The engine's household (CONTRACT.md section 10) against the simulator over real HTTP: each
@@ -60,12 +61,12 @@ describe('the engine and the household', () => {
     const first = new AbortController();
     const outcomes: LinkOutcome[] = [];
     const window = engine.openWindow(60, { signal: first.signal, onOutcome: (outcome) => outcomes.push(outcome), customerId: 43 });
-    await expect.poll(() => engine.windowOpenUntil()).toBeDefined();
+    await expect.poll(() => engine.windowOpenUntil(), { timeout: REAL_IO_TIMEOUT_MS }).toBeDefined();
     await expect(engine.openWindow(60, { signal: new AbortController().signal, onOutcome: () => {} })).rejects.toThrow(
       'a pairing window for customer 43 is open',
     );
     engine.sighting(seen('W1'));
-    await expect.poll(() => outcomes.length).toBe(1);
+    await expect.poll(() => outcomes.length, { timeout: REAL_IO_TIMEOUT_MS }).toBe(1);
     first.abort();
     await window;
     expect(outcomes[0]).toMatchObject({ ok: true, record: { deviceId: 'W1', customerId: 43 } });
@@ -86,7 +87,7 @@ describe('the engine and the household', () => {
       onProgress: (progress) => customers.add(progress.customerId),
       customerId: 43,
     });
-    await expect.poll(() => customers.size).toBe(1);
+    await expect.poll(() => customers.size, { timeout: REAL_IO_TIMEOUT_MS }).toBe(1);
     engine.sighting(seen('S1'));
     await expect(outcome).resolves.toMatchObject({ ok: true });
     expect([...customers]).toEqual([43]);

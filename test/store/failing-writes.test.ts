@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { beginDurableWrite, PairingStore, pairingsFileSchema, writeFileDurably } from '../../src/store/index.js';
 import { faultyFs, type Fault, type FaultStep } from './fixtures/faulty-fs.js';
+import { REAL_IO_TIMEOUT_MS } from '../support/loaded-machine.js';
 import { linkedRecord, linkingRecord, makeStateDir } from './fixtures/sample-records.js';
 
 let dir: string;
@@ -117,7 +118,7 @@ describe('writeFileDurably', () => {
     await writeFile(file, 'old\n');
     const abandoned = beginDurableWrite(file);
     const finished = beginDurableWrite(file);
-    await expect.poll(temporaries).toHaveLength(2);
+    await expect.poll(temporaries, { timeout: REAL_IO_TIMEOUT_MS }).toHaveLength(2);
     await abandoned.abandon();
     expect(await finished.finish('new\n')).toEqual({ bytes: 4, fsyncs: 2 });
     expect(await readFile(file, 'utf8')).toBe('new\n');

@@ -2,6 +2,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PairingStore, pairingsFileSchema } from '../../src/store/index.js';
+import { REAL_IO_TIMEOUT_MS } from '../support/loaded-machine.js';
 import { linkedRecord, linkingRecord, makeStateDir } from './fixtures/sample-records.js';
 
 let dir: string;
@@ -146,14 +147,14 @@ describe('PairingStore', () => {
     const store = await PairingStore.open(dir);
     store.prepareWrite();
     store.prepareWrite();
-    await expect.poll(temporaries).toHaveLength(1);
+    await expect.poll(temporaries, { timeout: REAL_IO_TIMEOUT_MS }).toHaveLength(1);
     await store.put(linkedRecord('answered', 7));
     expect(await temporaries()).toEqual([]);
     expect(await fileDevices()).toEqual(['answered']);
     expect(store.stats()).toMatchObject({ writes: 1, fsyncs: 2 });
 
     store.prepareWrite();
-    await expect.poll(temporaries).toHaveLength(1);
+    await expect.poll(temporaries, { timeout: REAL_IO_TIMEOUT_MS }).toHaveLength(1);
     await store.close();
     expect(await temporaries()).toEqual([]);
     expect(await fileDevices()).toEqual(['answered']);
