@@ -183,12 +183,12 @@ export interface JudgeLine {
   message: string;
 }
 
-/** Seconds from the judge's "failed" line to its "rolled back" line, by the journal's own stamps. */
-export function rollbackSeconds(lines: readonly JudgeLine[]): number {
-  const stamp = (pattern: RegExp): number => {
-    const line = lines.find((each) => pattern.test(each.message));
-    if (line === undefined) throw new Error(`no judge line matches ${pattern}:\n${lines.map((each) => each.message).join('\n')}`);
+/** Seconds from the judge's "failed" line for `version` to its "rolled back" line, by the journal's own stamps. */
+export function rollbackSeconds(lines: readonly JudgeLine[], version: string): number {
+  const stamp = (text: string): number => {
+    const line = lines.find((each) => each.message.includes(text));
+    if (line === undefined) throw new Error(`no judge line says "${text}":\n${lines.map((each) => each.message).join('\n')}`);
     return line.at;
   };
-  return (stamp(/rolled back: /) - stamp(/failed its probation: /)) / 1000;
+  return (stamp(`; ${version} failed: `) - stamp(`judged: ${version} failed its probation: `)) / 1000;
 }

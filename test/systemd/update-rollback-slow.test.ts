@@ -65,7 +65,7 @@ describe.skipIf(skipReason !== undefined)(`releases that fail slowly are rolled 
     const outcome = await hub.decided(version, 'rolled-back', (150 + 3 * 70 + BACK_WITHIN_S) * 1000);
     expect(await hub.installed()).toEqual({ version: V.first, status: 'ii' });
     expect(await hub.audit()).toBe('');
-    const seconds = rollbackSeconds(await hub.judgeLog());
+    const seconds = rollbackSeconds(await hub.judgeLog(), version);
     measured.push(`${version}: ${seconds.toFixed(1)} s`);
     expect(seconds).toBeLessThan(BACK_WITHIN_S);
     return outcome;

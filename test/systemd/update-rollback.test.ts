@@ -72,7 +72,7 @@ describe.skipIf(skipReason !== undefined)(`an update that fails undoes itself, i
     const outcome = await hub.decided(version, 'rolled-back', BACK_WITHIN_S * 1000 + STEP_MS);
     expect(await hub.installed()).toEqual({ version: previous, status: 'ii' });
     expect(await hub.audit()).toBe('');
-    const seconds = rollbackSeconds(await hub.judgeLog());
+    const seconds = rollbackSeconds(await hub.judgeLog(), version);
     measured.push(`${version}: ${seconds.toFixed(1)} s`);
     expect(seconds).toBeLessThan(BACK_WITHIN_S);
     return outcome;
