@@ -1,6 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { aptRepo, type SigningKey } from './apt-repo.js';
+import { expect } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { aptRepo, throwawayKey, type SigningKey } from './apt-repo.js';
+import { startBroker, type TestBroker } from './broker.js';
 import { unitProperties } from './container-service.js';
 import type { Container } from './container.js';
 import { whilePressed } from './pressed-button.js';
@@ -15,6 +19,8 @@ export const WATCH_UNIT = 'panic-pair-probation.service';
 const REPO = '/srv/panic-pair-apt';
 /** The probation the suites give each update (the shortest the setting takes). */
 export const PROBATION_SECONDS = 60;
+/** A failed version is back on the version before within this (5 minutes from the failure). */
+export const BACK_WITHIN_S = 300;
 
 export interface Outcome {
   state: 'probation' | 'kept' | 'rolled-back';
@@ -130,6 +136,21 @@ export class UpdateHub {
     );
   }
 
+  /**
+   * Waits (up to `timeoutMs`) for `version` to be rolled back, then checks the hub is on `previous`,
+   * whole (`dpkg --audit` empty), and was ready within BACK_WITHIN_S of the failure; that time is
+   * added to `measured`.
+   */
+  async backOn(version: string, previous: string, timeoutMs: number, measured: string[]): Promise<Outcome> {
+    const outcome = await this.decided(version, 'rolled-back', timeoutMs);
+    expect(await this.installed()).toEqual({ version: previous, status: 'ii' });
+    expect(await this.audit()).toBe('');
+    const seconds = rollbackSeconds(await this.judgeLog(), version);
+    measured.push(`${version}: ${seconds.toFixed(1)} s`);
+    expect(seconds).toBeLessThan(BACK_WITHIN_S);
+    return outcome;
+  }
+
   /** `status --json` (exit 0 healthy, 1 degraded: both are reports). */
   async status(): Promise<{ version: string; update: Outcome | null; problems: string[]; healthy?: boolean }> {
     const result = await this.box.run(['panic-pair', 'status', '--json']);
@@ -191,4 +212,36 @@ export function rollbackSeconds(lines: readonly JudgeLine[], version: string): n
     return line.at;
   };
   return (stamp(`; ${version} failed: `) - stamp(`judged: ${version} failed its probation: `)) / 1000;
+}
+
+/** What an update suite runs its hub with: the API simulator, a broker, a signing key, and what it measured. */
+export interface UpdateWorld {
+  hub: UpdateHub;
+  simulator: Simulator;
+  broker: TestBroker;
+  measured: string[];
+  /** Says what was measured, and stops everything. */
+  stop(): Promise<void>;
+}
+
+export async function startUpdateWorld(box: Container, token: string, name: string): Promise<UpdateWorld> {
+  const work = mkdtempSync(path.join(tmpdir(), `panic-pair-${name}-`));
+  const simulator = await startSimulator({ token });
+  const broker = await startBroker();
+  const key = await throwawayKey(path.join(work, 'gnupg'), name);
+  const measured: string[] = [];
+  return {
+    hub: new UpdateHub(box, work, key),
+    simulator,
+    broker,
+    measured,
+    async stop() {
+      if (measured.length > 0) process.stderr.write(`${name}, failure to ready on the version before: ${measured.join('; ')}\n`);
+      await box.stop();
+      await broker.stop();
+      await simulator.close();
+      await key.close();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
 }

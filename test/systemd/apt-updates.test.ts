@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,9 +10,8 @@ import { ROOT } from '../support/binary.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { checkoutPackage } from '../support/checkout-package.js';
 import { pairInside, unitProperties } from '../support/container-service.js';
-import { bootOrReason, type Container } from '../support/container.js';
-import { APT_UPDATES_RECIPE } from '../support/test-roots.js';
-import { findExecutable } from '../support/installed.js';
+import type { Container } from '../support/container.js';
+import { updateSuiteBoot } from '../support/update-suite.js';
 import { waitFor } from '../support/wait.js';
 
 // A hub that updates itself (CONTRACT 16): Debian 13 under systemd, as in the package test, with
@@ -25,7 +24,6 @@ import { waitFor } from '../support/wait.js';
 // listed beside N+1, a pin above 1000 leaves the hub at N+1 until Allow-downgrade lets
 // unattended-upgrades take it back to N.
 
-const RECIPE = APT_UPDATES_RECIPE;
 const TOKEN = 'apt-token-81c4f0a7e2';
 const CUSTOMER_ID = 42;
 const UNIT = 'panic-pair.service';
@@ -38,16 +36,8 @@ const DECOY = '/srv/decoy-apt';
 const base = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const VERSIONS = { n: base, next: `${base}+update1`, foreign: `${base}+update2` };
 
-const headers = path.join(path.dirname(process.execPath), '..', 'include', 'node', 'node_version.h');
-const hostTools = ['gpg', 'apt-ftparchive', 'dpkg-deb'].filter((tool) => findExecutable(tool) === undefined);
-const booted =
-  hostTools.length > 0
-    ? `not installed: ${hostTools.join(', ')} (apt-get install gpg apt-utils dpkg-dev)`
-    : existsSync(headers)
-      ? await bootOrReason(RECIPE)
-      : `no Node headers at ${headers} to build the package with`;
+const booted = await updateSuiteBoot('apt updates');
 const skipReason = typeof booted === 'string' ? booted : undefined;
-if (skipReason !== undefined) process.stderr.write(`skipping the apt updates suite: ${skipReason}\n`);
 
 describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in a systemd container${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
   const box = booted as Container;
