@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 // The root file systems test/support/container.ts boots: made once by mmdebstrap from a recipe
@@ -125,8 +126,11 @@ export async function cachedRoot(recipe: ContainerRecipe, options: RootOptions =
 }
 
 /**
- * The recipe's root built (once) and `start` run on it, or why that cannot be here: `unavailable`
- * (a tool missing, no root), the build's or the start's failure. A suite skips with that reason.
+ * The recipe's root built (once) and `start` run on it, or why that cannot be here. Only
+ * `unavailable` (a tool missing, no root) is a reason, for the suite to skip with. Where the tools
+ * are, a root that cannot be built or a start that fails throws: the suite fails, it is never
+ * skipped, as the kernel guests' do. PANIC_PAIR_TEST_BROKEN_ROOT=1 hands `start` a root with
+ * nothing in it, to show that a suite fails so.
  */
 export async function startOnRootOrReason<T>(
   recipe: ContainerRecipe,
@@ -139,13 +143,21 @@ export async function startOnRootOrReason<T>(
   try {
     root = await cachedRoot(recipe);
   } catch (error) {
-    return `cannot build the ${recipe.release} root file system: ${(error as Error).message}`;
+    throw new Error(`cannot build the ${recipe.release} root file system for ${recipe.suite}: ${(error as Error).message}`, { cause: error });
   }
+  if (process.env[BROKEN_ROOT_ENV] === '1') root = await brokenRoot(recipe);
   try {
     return await start(root);
   } catch (error) {
-    return `${what} does not boot here: ${(error as Error).message}`;
+    throw new Error(`${what} does not boot: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Set to 1: every container boots an empty root, and so fails (never skips). */
+export const BROKEN_ROOT_ENV = 'PANIC_PAIR_TEST_BROKEN_ROOT';
+
+function brokenRoot(recipe: ContainerRecipe): Promise<string> {
+  return mkdtemp(path.join(tmpdir(), `panic-pair-broken-${recipe.suite}-`));
 }
 
 export function lastLines(text: string, count = 8): string {

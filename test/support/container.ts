@@ -61,8 +61,8 @@ export function containerUnavailable(): string | undefined {
 }
 
 /**
- * Boots a container, or says why it cannot (no root, a tool missing, no Debian mirror for the first
- * build, a kernel that does not let nspawn boot): a suite skips with that reason.
+ * Boots a container, or says why none can run here (no root, a tool missing): a suite skips with
+ * that reason. A root that cannot be built or a container that does not boot throws: the suite fails.
  */
 export async function bootOrReason(recipe: ContainerRecipe, options: BootOptions = {}): Promise<Container | string> {
   return startOnRootOrReason(recipe, containerUnavailable(), 'the container', (root) => boot(recipe, root, options));
