@@ -35,6 +35,7 @@ export function statusReporter(parts: {
       entitlement: engine.gate.state(),
       household: engine.gates.householdIds(),
       token: engine.health.token,
+      ...(config.token === undefined ? {} : { tokenSource: config.token.kind }),
       api: engine.health.lastError === undefined ? { state: engine.health.state } : { state: engine.health.state, lastError: engine.health.lastError },
       mqtt: mqtt?.state() ?? 'off',
       ...(mqtt === undefined ? {} : { mqttDetail: mqtt.detail() }),

@@ -15,6 +15,9 @@ export interface StatusInputs {
   /** CONTRACT.md section 10: the household's customer ids, the hub's first. */
   household: number[];
   token: TokenState;
+  /** Where the token comes from: a reload reads a token file again, while systemd's credential copy
+   * and the environment are read only at a start. */
+  tokenSource?: 'file' | 'credential' | 'env';
   api: StatusReport['api'];
   mqtt: StatusReport['mqtt'];
   mqttDetail?: MqttDetail;
@@ -42,6 +45,14 @@ export interface StatusInputs {
   update?: UpdateRecord | null;
 }
 
+/** What to do about a refused token, where the token comes from. */
+function tokenFix(source: StatusInputs['tokenSource']): string {
+  if (source === 'file') return 'write a valid token to the token file, then reload (systemctl reload panic-pair)';
+  if (source === 'env') return 'set a valid PANIC_PAIR_API_TOKEN, then restart (systemctl restart panic-pair)';
+  // systemd hands the daemon a copy of /etc/panic-pair/api-token when it starts: a reload reads the old copy.
+  return 'write a valid token to /etc/panic-pair/api-token, then restart (systemctl restart panic-pair)';
+}
+
 /** Assembles `status` and says, in words an installer can act on, why the hub is degraded. */
 export function buildStatus(inputs: StatusInputs): StatusReport {
   const problems: string[] = [];
@@ -49,7 +60,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
   const rollback = updateProblem(inputs.update ?? null);
   if (rollback !== undefined) problems.push(rollback);
   if (inputs.token === 'missing') problems.push('no API token is configured');
-  if (inputs.token === 'refused') problems.push('the API refused the token (401): install a valid token, then reload (systemctl reload panic-pair)');
+  if (inputs.token === 'refused') problems.push(`the API refused the token (401): ${tokenFix(inputs.tokenSource)}`);
   if (inputs.entitlement.entitled === false) {
     problems.push(inputs.entitlement.error ?? `customer ${inputs.entitlement.customerId} holds no active subscription`);
   }
