@@ -13,7 +13,8 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ARCHES, compileHciModule, HCI_SOCKET, headersVersion, NAPI_VERSION, nativeDepends } from './hci-module.mjs';
 import { bytesUnder, copyRuntimeModules, EXTERNAL } from './runtime-modules.mjs';
-import { controlFile, copyrightFile, changelogFile, unitFile } from './metadata.mjs';
+import { manPage } from './man-page.mjs';
+import { controlFile, copyrightFile, changelogFile, manDate, unitFile } from './metadata.mjs';
 
 // A missing tool or a failed step is said in one line, not as a stack trace.
 process.on('uncaughtException', (error) => {
@@ -133,6 +134,9 @@ place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md'))
 // Every setting, with its variable and config.json key, and an example file to start from.
 place(`${doc}/settings.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'config', 'README.md')), { level: 9 }));
 place(`${doc}/examples/config.example.json`, readFileSync(path.join(ROOT, 'config', 'config.example.json')));
+// `man panic-pair`, from the packaged command's own --help (man-page.mjs).
+const page = manPage({ command: path.join(lib, 'bin', 'panic-pair.js'), version, date: manDate() });
+place('usr/share/man/man1/panic-pair.1.gz', gzipSync(page, { level: 9 }));
 execFileSync('chmod', ['-R', 'u=rwX,go=rX', stage]);
 // npm packages ship stray executable bits (a LICENSE, a library file); only the command runs.
 execFileSync('find', [path.join(lib, 'node_modules'), '-type', 'f', '-exec', 'chmod', '0644', '{}', '+']);

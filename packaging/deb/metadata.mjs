@@ -81,6 +81,11 @@ function buildEpoch() {
   return Number(process.env.SOURCE_DATE_EPOCH ?? execFileSync('git', ['log', '-1', '--format=%ct'], { encoding: 'utf8' }).trim());
 }
 
+/** The man page's date: the changelog's day. */
+export function manDate() {
+  return new Date(buildEpoch() * 1000).toISOString().slice(0, 10);
+}
+
 function buildDate() {
   return new Date(buildEpoch() * 1000).toUTCString().replace(/GMT$/, '+0000');
 }
