@@ -64,7 +64,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     rmSync(out, { recursive: true, force: true });
   }, 2 * STEP_MS);
 
-  it.skipIf(findExecutable('lintian') === undefined)('lintian finds no errors in the package', async () => {
+  it.skipIf(findExecutable('lintian') === undefined)('lintian reports no errors and no warnings about the package', async () => {
     const deb = await checkoutPackage('amd64');
     const result = await promisify(execFile)('lintian', [deb]).catch((error: { stdout: string; stderr: string }) => error);
     const tags = `${result.stdout}`.split('\n').filter((line) => /^[EW]: /.test(line));
