@@ -7,8 +7,7 @@ export default defineConfig({
     include: [
       'test/pairing/decisions.test.ts',
       'test/supervision/*.test.ts',
-      'test/authentication/verify-report.test.ts',
-      'test/authentication/authenticator.test.ts',
+      'test/authentication/*.test.ts',
       'test/store/schema.test.ts',
       'test/store/heard-section.test.ts',
       'test/store/counters-section.test.ts',

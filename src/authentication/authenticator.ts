@@ -56,7 +56,7 @@ export class Authenticator {
     if (this.#trials.size > 0 && this.#trials.offer(sighting)) return;
     const state = this.#buttons.size === 0 ? undefined : this.#buttons.get(sighting.deviceId);
     if (state === undefined) {
-      if (this.#options.keyRequired.size > 0 && sighting.profile !== undefined && this.#options.keyRequired.has(sighting.profile)) {
+      if (sighting.profile !== undefined && this.#options.keyRequired.has(sighting.profile)) {
         this.#options.hearOnly(sighting);
         this.#keyNeeded.get(sighting.deviceId)?.(sighting.profile);
       } else this.#options.deliver(sighting);

@@ -50,12 +50,11 @@ export class SupervisedButton {
   }
 
   deadline(): { ms: number; learned: boolean } {
-    const gap = this.learner.longestGap();
     return deadlineOf({
       ceilingMs: this.settings.ceilingMs,
-      ...(this.settings.profileSeconds === undefined ? {} : { profileSeconds: this.settings.profileSeconds }),
-      ...(gap === undefined ? {} : { longestGapMs: gap }),
-      ...(this.savedDeadlineMs === undefined ? {} : { savedMs: this.savedDeadlineMs }),
+      profileSeconds: this.settings.profileSeconds,
+      longestGapMs: this.learner.longestGap(),
+      savedMs: this.savedDeadlineMs,
     });
   }
 

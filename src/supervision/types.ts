@@ -13,8 +13,6 @@ import type { DeviceRecord } from '../store/record.js';
  */
 export type Supervision = 'online' | 'missing' | 'unknown' | 'unsupervised';
 
-export const SUPERVISION_WORDS: readonly Supervision[] = ['online', 'missing', 'unknown', 'unsupervised'];
-
 /** What supervision adds to a linked device in `devices --json` (null where not known). */
 export interface ButtonLiveness {
   /** ISO-8601 of the latest report from any source, or null when never heard. */

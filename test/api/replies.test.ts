@@ -72,6 +72,27 @@ describe('parseLinkReply', () => {
   });
 });
 
+describe('what a refused reply says', () => {
+  it('names the route of a body that is not JSON', () => {
+    expect(invalid(() => parseSubscriptionsReply('Service OK', 200)).message).toBe('the API answered 200 to the subscription list with a body that is not JSON');
+    expect(invalid(() => parseLinkReply('<html>', 201, request)).message).toBe('the API answered 201 to the link request with a body that is not JSON');
+  });
+
+  it('names the body itself when the fault is at its top, else the path to the fault', () => {
+    expect(invalid(() => parseSubscriptionsReply('{}', 200)).message).toMatch(/^the subscription list breaks the spec \(the body: \S/);
+    expect(invalid(() => parseLinkReply('[]', 201, request)).message).toMatch(/^the link reply breaks the spec \(the body: \S/);
+    expect(invalid(() => parseLinkReply('{"id":9,"customerId":42}', 201, request)).message).toMatch(/^the link reply breaks the spec \(deviceId: \S/);
+  });
+
+  it('quotes another device whole up to 70 characters, and cuts a longer one to 70 with an ellipsis', () => {
+    const fits = 'D'.repeat(68); // 70 characters with its quotes
+    const long = 'E'.repeat(100);
+    const named = (deviceId: string): string => invalid(() => parseLinkReply(JSON.stringify({ id: 9, customerId: 42, deviceId }), 201, request)).message;
+    expect(named(fits)).toBe(`the link reply names deviceId "${fits}", not the "BTN-1" asked for`);
+    expect(named(long)).toBe(`the link reply names deviceId "${'E'.repeat(68)}…, not the "BTN-1" asked for`);
+  });
+});
+
 describe('the API message of a 400', () => {
   it.each([
     ['a message field', JSON.stringify({ message: 'unknown customer' }), 'unknown customer'],

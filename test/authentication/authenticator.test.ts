@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Authenticator } from '../../src/authentication/authenticator.js';
 import { IMITATED_FOR_MS } from '../../src/authentication/keyed-state.js';
 import { addGatewayBattery, parseGatewayMessage } from '../../src/discovery/ble-gateway.js';
@@ -13,9 +13,10 @@ import { ProfileMatcher } from '../../src/discovery/profiles.js';
 import type { Sighting } from '../../src/discovery/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { createCounters } from '../../src/status/counters.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { silentLogger, type Logger } from '../../src/log/logger.js';
 import { ButtonKeyStore } from '../../src/store/button-key-store.js';
 import { adStructures, scanCapture, writeCapture } from '../support/btsnoop-writer.js';
+import { captureLog } from '../support/log-capture.js';
 import { waitFor } from '../support/wait.js';
 import { encryptReport, VECTOR } from './bthome-vectors.js';
 
@@ -33,7 +34,7 @@ const spoil = (sighting: Sighting, index: number): void => {
   const data = sighting.sealed!.data;
   data[index] = data[index]! ^ 0x01;
 };
-async function rig(options: { fileKeys?: Map<string, Buffer>; saved?: Map<string, number>; keyed?: boolean; keyRequired?: string[] } = {}) {
+async function rig(options: { fileKeys?: Map<string, Buffer>; saved?: Map<string, number>; keyed?: boolean; keyRequired?: string[]; logger?: Logger; unheeded?: boolean } = {}) {
   const stateDir = path.join(dir, `state-${++stateDirs}`);
   mkdirSync(stateDir);
   const keys = await ButtonKeyStore.open(stateDir);
@@ -51,15 +52,15 @@ async function rig(options: { fileKeys?: Map<string, Buffer>; saved?: Map<string
     counters,
     deliver: (sighting) => delivered.push(sighting),
     hearOnly: (sighting) => heardOnly.push(sighting),
-    changed: (deviceId) => changed.push(deviceId),
-    logger: silentLogger(),
+    ...(options.unheeded === true ? {} : { changed: (deviceId: string) => changed.push(deviceId) }),
+    logger: options.logger ?? silentLogger(),
     clock: () => clock.now,
   });
-  const report = (counter: number, extra: Partial<Sighting> = {}): Sighting => ({
+  const report = (counter: number, extra: Partial<Sighting> = {}, objects = Buffer.from('0157', 'hex'), triggerBased = false): Sighting => ({
     deviceId: DEVICE,
     source: 'ble',
     at: clock.now,
-    sealed: { data: encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter, objects: Buffer.from('0157', 'hex') }), address: VECTOR.mac.toLowerCase() },
+    sealed: { data: encryptReport({ key: VECTOR.key, mac: VECTOR.mac, counter, objects, triggerBased }), address: VECTOR.mac.toLowerCase() },
     ...extra,
   });
   return { authenticator, clock, delivered, heardOnly, changed, counters, report, keys };
@@ -153,6 +154,170 @@ describe('pairing with a key', () => {
     const plain = r.authenticator.tryKey(DEVICE, VECTOR.key);
     r.authenticator.sighting({ deviceId: DEVICE, source: 'ble', at: 1, plainBthome: true });
     expect(await plain.outcome).toMatchObject({ verified: false });
+  });
+});
+
+describe('what a keyed button’s reports become', () => {
+  it('a verified report is handed on as a plain one: battery, battery low and the trigger bit only when it carries them', async () => {
+    const r = await rig();
+    r.authenticator.sighting(r.report(1, {}, Buffer.from('1501', 'hex'), true));
+    r.authenticator.sighting(r.report(2, {}, Buffer.alloc(0)));
+    expect(r.delivered).toStrictEqual([
+      { deviceId: DEVICE, source: 'ble', at: r.clock.now, batteryLow: true, triggerBased: true },
+      { deviceId: DEVICE, source: 'ble', at: r.clock.now },
+    ]);
+  });
+
+  it('a refusal is logged with the device, the source, its kind and why, never the data', async () => {
+    const log = captureLog();
+    const r = await rig({ logger: log.logger });
+    const forged = r.report(1);
+    spoil(forged, 2);
+    r.authenticator.sighting(forged);
+    r.authenticator.sighting(r.report(10));
+    r.clock.now += 20_000;
+    r.authenticator.sighting(r.report(10, { source: 'ble-gateway:gw', at: r.clock.now }));
+    const refusals = log.lines.filter((line) => line.level === 40).map(({ msg, deviceId, source, refusal, why }) => ({ msg, deviceId, source, refusal, why }));
+    expect(refusals).toEqual([
+      { msg: 'a report of a keyed button was refused (forged)', deviceId: DEVICE, source: 'ble', refusal: 'forged', why: 'the integrity check does not verify with the key' },
+      { msg: 'a report of a keyed button was refused (replayed)', deviceId: DEVICE, source: 'ble-gateway:gw', refusal: 'replayed', why: 'its counter was counted already' },
+    ]);
+    // The last refusal a counter counted already, not one gone back: something imitating it.
+    expect(r.authenticator.problems()).toEqual([`button ${DEVICE} imitated: reports of ${DEVICE} failed authentication: something may be imitating it`]);
+    r.authenticator.sighting(r.report(9, { at: r.clock.now }));
+    expect(log.lines.at(-1)).toMatchObject({ refusal: 'replayed', why: 'its counter went back' });
+    expect(log.text()).not.toContain(VECTOR.key.toString('hex'));
+    expect(log.text()).not.toContain(Buffer.from(forged.sealed!.data).toString('hex'));
+  });
+
+  it('a refusal with nobody listening for changes is counted all the same', async () => {
+    const r = await rig({ unheeded: true });
+    r.authenticator.sighting({ deviceId: DEVICE, source: 'mqtt', at: r.clock.now });
+    expect(r.authenticator.imitated(DEVICE)).toBe(true);
+  });
+});
+
+describe('what the hub says of a button', () => {
+  it('of one it has no key for: nothing', async () => {
+    const r = await rig();
+    r.authenticator.linked('OTHER');
+    expect(r.authenticator.fileKey('OTHER')).toBeUndefined();
+    expect(r.authenticator.keyed('OTHER')).toBe(false);
+    expect(r.authenticator.reports('OTHER')).toBeUndefined();
+    expect(r.authenticator.imitated('OTHER')).toBe(false);
+    expect(r.authenticator.counter('OTHER')).toBeUndefined();
+    // Keyed, but nothing counted yet.
+    expect(r.authenticator.counter(DEVICE)).toBeUndefined();
+  });
+
+  it('of one whose key is only in the keys file: nothing of its reports until it is linked, then the key is stored once', async () => {
+    const r = await rig({ keyed: false, fileKeys: new Map([[DEVICE, VECTOR.key]]) });
+    const set = vi.spyOn(r.keys, 'set');
+    r.authenticator.sighting({ deviceId: DEVICE, source: 'mqtt', at: r.clock.now });
+    expect(r.authenticator.reports(DEVICE)).toBeUndefined();
+    expect(r.authenticator.imitated(DEVICE)).toBe(false);
+    expect(r.authenticator.problems()).toEqual([]);
+    expect(r.changed).toEqual([]);
+    r.authenticator.linked(DEVICE);
+    r.authenticator.linked(DEVICE);
+    await waitFor(() => r.keys.has(DEVICE), { what: 'the key stored' });
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(r.authenticator.fileKey(DEVICE)).toBeUndefined();
+    expect(r.authenticator.imitated(DEVICE)).toBe(true);
+  });
+
+  it('a key that could not be stored is logged, and stored at the next link', async () => {
+    const log = captureLog();
+    const r = await rig({ keyed: false, fileKeys: new Map([[DEVICE, VECTOR.key]]), logger: log.logger });
+    vi.spyOn(r.keys, 'set').mockRejectedValueOnce(new Error('disk full'));
+    r.authenticator.linked(DEVICE);
+    await waitFor(() => log.lines.some((line) => line.level === 50), { what: 'the error logged' });
+    expect(log.lines.find((line) => line.level === 50)).toMatchObject({
+      deviceId: DEVICE,
+      err: 'disk full',
+      msg: 'could not store the key of a linked button; PANIC_PAIR_BUTTON_KEYS_FILE still holds it',
+    });
+    expect(r.authenticator.keyed(DEVICE)).toBe(false);
+    r.authenticator.linked(DEVICE);
+    await waitFor(() => r.keys.has(DEVICE), { what: 'the key stored' });
+    expect(r.authenticator.keyed(DEVICE)).toBe(true);
+  });
+});
+
+describe('a button that needs a key', () => {
+  it('tells the one listening for it, until it stops; an older listener stopping leaves the newer', async () => {
+    const r = await rig({ keyed: false, keyRequired: ['bthome'] });
+    const heard: string[] = [];
+    const stopFirst = r.authenticator.whenKeyNeeded('BLU1', (profile) => heard.push(`first ${profile}`));
+    r.authenticator.sighting({ deviceId: 'BLU1', source: 'ble', at: 1, profile: 'bthome' });
+    const stopSecond = r.authenticator.whenKeyNeeded('BLU1', (profile) => heard.push(`second ${profile}`));
+    stopFirst();
+    r.authenticator.sighting({ deviceId: 'BLU1', source: 'ble', at: 2, profile: 'bthome' });
+    stopSecond();
+    r.authenticator.sighting({ deviceId: 'BLU1', source: 'ble', at: 3, profile: 'bthome' });
+    expect(heard).toEqual(['first bthome', 'second bthome']);
+  });
+});
+
+describe('adopting a key that verified a report', () => {
+  it('stores it, counts the report and hands it on; the next counts only from its counter', async () => {
+    const r = await rig({ keyed: false });
+    const { sealed: _sealed, ...plain } = r.report(5);
+    await r.authenticator.adopt(DEVICE, VECTOR.key, { ...plain, counter: 5 });
+    expect(r.keys.get(DEVICE)).toEqual(VECTOR.key);
+    expect(r.authenticator.keyed(DEVICE)).toBe(true);
+    expect(r.authenticator.reports(DEVICE)).toEqual({ verified: 1, forged: 0, replayed: 0, plain: 0 });
+    expect(r.authenticator.counter(DEVICE)).toBe(5);
+    expect(r.delivered).toEqual([{ ...plain, counter: 5 }]);
+    expect(r.changed).toEqual([]);
+    r.clock.now += 20_000;
+    r.authenticator.sighting(r.report(5, { at: r.clock.now }));
+    r.authenticator.sighting(r.report(6, { at: r.clock.now }));
+    expect(r.authenticator.reports(DEVICE)).toEqual({ verified: 2, forged: 0, replayed: 1, plain: 0 });
+  });
+
+  it('keeps the counts of the key before it, and tells that the button is no longer imitated', async () => {
+    for (const unheeded of [false, true]) {
+      const r = await rig({ unheeded });
+      r.authenticator.sighting({ deviceId: DEVICE, source: 'mqtt', at: r.clock.now });
+      expect(r.changed).toEqual(unheeded ? [] : [DEVICE]);
+      r.clock.now += 1_000;
+      const { sealed: _sealed, ...plain } = r.report(3);
+      await r.authenticator.adopt(DEVICE, VECTOR.key, { ...plain, counter: 3 });
+      expect(r.authenticator.reports(DEVICE)).toEqual({ verified: 1, forged: 0, replayed: 0, plain: 1 });
+      expect(r.authenticator.imitated(DEVICE)).toBe(false);
+      expect(r.changed).toEqual(unheeded ? [] : [DEVICE, DEVICE]);
+    }
+  });
+});
+
+describe('forgetting a button', () => {
+  it('drops its stored key: its reports pass as a plain button’s', async () => {
+    const r = await rig();
+    await r.authenticator.forget(DEVICE);
+    expect(r.keys.has(DEVICE)).toBe(false);
+    expect(r.authenticator.keyed(DEVICE)).toBe(false);
+    r.authenticator.sighting({ deviceId: DEVICE, source: 'mqtt', at: r.clock.now });
+    expect(r.delivered).toHaveLength(1);
+  });
+
+  it('goes back to the key the keys file gives it, not stored, counting afresh', async () => {
+    const r = await rig({ fileKeys: new Map([[DEVICE, VECTOR.key]]) });
+    r.authenticator.sighting(r.report(8));
+    await r.authenticator.forget(DEVICE);
+    expect(r.authenticator.keyed(DEVICE)).toBe(false);
+    expect(r.authenticator.fileKey(DEVICE)).toEqual(VECTOR.key);
+    expect(r.authenticator.counter(DEVICE)).toBeUndefined();
+    r.authenticator.sighting({ deviceId: DEVICE, source: 'mqtt', at: r.clock.now });
+    expect(r.delivered).toHaveLength(1);
+  });
+
+  it('of a button it has no key for touches no key', async () => {
+    const r = await rig();
+    const remove = vi.spyOn(r.keys, 'remove');
+    await r.authenticator.forget('OTHER');
+    expect(remove).not.toHaveBeenCalled();
+    expect(r.authenticator.keyed(DEVICE)).toBe(true);
   });
 });
 

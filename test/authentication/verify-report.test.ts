@@ -1,6 +1,6 @@
 import { fc, test as property } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { decryptBthome } from '../../src/authentication/bthome-encryption.js';
+import { decryptBthome, macBytes } from '../../src/authentication/bthome-encryption.js';
 import { deviceInformation } from '../../src/authentication/device-information.js';
 import { SAME_REPORT_MS, verifyReport, type VerifyingWith } from '../../src/authentication/verify-report.js';
 import { COUNTED, COUNTER_ENDS, encryptReport, MAC_INCLUDED, MOTION, SHELLY_BUTTON, VECTOR, type PublishedReport } from './bthome-vectors.js';
@@ -90,8 +90,44 @@ describe('the MAC-included form (device information bit 1)', () => {
 
 describe('plain reports of a keyed button', () => {
   it('BTHome without bit 0, or no service data at all, is plain', () => {
-    expect(verifyReport(Buffer.from('40015a', 'hex'), button(), 0)).toMatchObject({ verdict: 'plain' });
-    expect(verifyReport(undefined, button(), 0)).toMatchObject({ verdict: 'plain' });
+    expect(verifyReport(Buffer.from('40015a', 'hex'), button(), 0)).toEqual({ verdict: 'plain', why: 'a BTHome report without encryption' });
+    expect(verifyReport(undefined, button(), 0)).toEqual({ verdict: 'plain', why: 'a report without BTHome service data' });
+  });
+
+  it('empty service data, or another BTHome version, is plain, and says which', () => {
+    expect(decryptBthome(Buffer.alloc(0), VECTOR.key, VECTOR.mac)).toEqual({ refusal: 'plain', why: 'empty BTHome service data' });
+    // Version 1 (0x21), its encrypted bit set.
+    expect(decryptBthome(Buffer.concat([Buffer.of(0x21), VECTOR.serviceData.subarray(1)]), VECTOR.key, VECTOR.mac)).toEqual({ refusal: 'plain', why: 'BTHome version 1, not 2' });
+  });
+});
+
+describe('encrypted data that cannot be checked is forged, and says why', () => {
+  const shortest = (bytes: number, info = 0x41): Buffer => Buffer.concat([Buffer.of(info), Buffer.alloc(bytes - 1, 0x33)]);
+
+  it('shorter than the counter and the check after the device information (and the MAC, when included)', () => {
+    expect(decryptBthome(shortest(8), VECTOR.key, VECTOR.mac)).toEqual({ refusal: 'forged', why: 'data cut short' });
+    expect(decryptBthome(shortest(9), VECTOR.key, VECTOR.mac)).toEqual({ refusal: 'forged', why: 'the integrity check does not verify with the key' });
+    for (const bytes of [1, 6, 7, 14]) expect(decryptBthome(shortest(bytes, 0x43), VECTOR.key, VECTOR.mac), `${bytes} bytes`).toEqual({ refusal: 'forged', why: 'data cut short' });
+    expect(decryptBthome(shortest(15, 0x43), VECTOR.key, VECTOR.mac)).toEqual({ refusal: 'forged', why: 'the integrity check does not verify with the key' });
+  });
+
+  it('without a MAC to build the nonce from, or without a 16-byte key', () => {
+    expect(decryptBthome(VECTOR.serviceData, VECTOR.key, 'gateway-7')).toEqual({ refusal: 'forged', why: 'no MAC address to check the report with' });
+    expect(decryptBthome(VECTOR.serviceData, VECTOR.key.subarray(0, 15), VECTOR.mac)).toEqual({ refusal: 'forged', why: 'no usable key' });
+  });
+});
+
+describe('a MAC address', () => {
+  it('is 6 bytes written in hex, in any case, with colons, dashes or nothing between them', () => {
+    expect(macBytes('54:48:E6:8F:80:A5')).toEqual(Buffer.from([0x54, 0x48, 0xe6, 0x8f, 0x80, 0xa5]));
+    expect(macBytes('54-48-e6-8f-80-a5')).toEqual(Buffer.from([0x54, 0x48, 0xe6, 0x8f, 0x80, 0xa5]));
+    for (const text of ['x54:48:E6:8F:80:A5', '54:48:E6:8F:80:A5:01', '54:48:E6:8F:80', 'gateway-7']) expect(macBytes(text), text).toBeUndefined();
+  });
+
+  it('taken from a MAC-included report, is written upper case with every byte in two digits', () => {
+    const mac = '0A:01:E6:8F:80:05';
+    const data = encryptReport({ key: VECTOR.key, mac, counter: 1, objects: VECTOR.objects, macIncluded: true });
+    expect(decryptBthome(data, VECTOR.key, VECTOR.mac)).toMatchObject({ mac });
   });
 });
 
@@ -102,10 +138,13 @@ describe("counters, on bthome-ble's reports of one button", () => {
   it('a greater counter is a new report; the same one within 10 s is the same report, counted once', () => {
     expect(verify(COUNTED.at1122868, 51_000)).toMatchObject({ verdict: 'verified', counter: 1122868 });
     expect(verify(COUNTED.at1122867, 50_000 + SAME_REPORT_MS - 1)).toEqual({ verdict: 'repeat', counter: 1122867 });
+    expect(verify(COUNTED.at1122867, 50_000)).toEqual({ verdict: 'repeat', counter: 1122867 });
   });
 
   it('the same counter later, or a smaller one, is replayed; a smaller one says the counter went back', () => {
     expect(verify(COUNTED.at1122867, 50_000 + SAME_REPORT_MS)).toEqual({ verdict: 'replayed', counter: 1122867, wentBack: false });
+    // Heard before the report it repeats was counted (a recording): no repeat of it.
+    expect(verify(COUNTED.at1122867, 49_999)).toEqual({ verdict: 'replayed', counter: 1122867, wentBack: false });
     expect(verify(COUNTED.at1122866, 50_100)).toEqual({ verdict: 'replayed', counter: 1122866, wentBack: true });
     // bthome-ble takes a counter back to 0 after the highest; here it went back (a battery change, or a recording).
     expect(verify(COUNTER_ENDS.zero, 60_000, { counter: 0xffff_ffff, at: 0 })).toEqual({ verdict: 'replayed', counter: 0, wentBack: true });

@@ -134,6 +134,42 @@ describe("a hub's row", () => {
     expect(row([['hubs/old/health', health({ buttons: undefined, somethingNew: { a: 1 } })]])).toMatchObject({ state: 'healthy', buttons: null, update: null });
   });
 
+  it('carries its health’s stamp and uptime, null without a health', () => {
+    expect(row([...up('hub-1'), ['hubs/hub-1/health', health()]])).toMatchObject({ healthAt: new Date(NOW - 20_000).toISOString(), uptimeSeconds: 7_500 });
+    expect(row(up('hub-1'))).toMatchObject({ healthAt: null, uptimeSeconds: null, version: null });
+  });
+
+  it('says when it saw none of its health, and when it saw its daemon go offline', () => {
+    expect(row([['hubs/hub-1/bridge/state', '0']]).reason).toBe('its bridge is down; no health seen');
+    expect(row(up('hub-1')).reason).toBe('no health received: its daemon has published none (or one too large for this reader)');
+    const live = row([...up('hub-1'), ['hubs/hub-1/status', 'offline', true]]);
+    expect(live.reason).toBe(`its daemon went offline ${clockTime(NOW - 60_000, NOW)} (stopped, or died: its last will)`);
+  });
+
+  it('is stale only past 3 minutes: a health exactly 3 minutes old still counts', () => {
+    expect(row([...up('hub-1'), ['hubs/hub-1/health', health({ at: new Date(NOW - STALE_AFTER_MS).toISOString() })]]).state).toBe('healthy');
+  });
+
+  it('is unhealthy with a problem even when it calls itself healthy, and says so when it calls itself unhealthy naming none', () => {
+    expect(row([['hubs/h/health', health({ problems: ['the API is failing'] })]])).toMatchObject({ state: 'unhealthy', reason: 'the API is failing' });
+    expect(row([['hubs/h/health', health({ healthy: false })]])).toMatchObject({ state: 'unhealthy', reason: 'reports itself unhealthy, naming no problem' });
+  });
+
+  it('rolled back, gives every problem it names, the rollback among them', () => {
+    const update = { state: 'rolled-back', version: '0.3.2', previous: '0.3.1', reason: 'not ready within 150 s', at: '2026-11-29T04:03:00.000Z' };
+    const problems = ['update to 0.3.2 rolled back to 0.3.1: not ready within 150 s', 'button 7F3A9C missing for 2 h'];
+    expect(row([['hubs/h/health', health({ healthy: false, problems, update })]]).reason).toBe(
+      'update to 0.3.2 rolled back to 0.3.1: not ready within 150 s; button 7F3A9C missing for 2 h',
+    );
+  });
+
+  it('names the cause of each unreadable row', () => {
+    expect(row([['hubs/has space/health', health()]]).cause).toBe('bad-id');
+    expect(row([['hubs/h/health', 'nope']]).cause).toBe('bad-health');
+    expect(row([['hubs/h/status', 'maybe']]).cause).toBe('bad-status');
+    expect(row([['hubs/h/bridge/state', '2']]).cause).toBe('bad-bridge');
+  });
+
   it('forgets a retained message cleared (an empty payload), and the hub with its last one', () => {
     expect(rows([...up('gone'), ['hubs/gone/status', ''], ['hubs/gone/bridge/state', '']])).toEqual([]);
   });
@@ -164,6 +200,14 @@ describe('the rows', () => {
     ]);
     expect(all.map((r) => `${r.state} ${r.hub}`)).toEqual(['offline h-a-off', 'offline h-b-off', 'stale h-stale', 'unreadable h-bad', 'rolled-back h-back', 'unhealthy h-sick', 'healthy h-healthy']);
     expect(fleetTable(all).trimEnd().split('\n').at(-1)).toBe('7 hubs: 2 offline, 1 stale, 1 unreadable, 1 rolled back, 1 unhealthy, 1 healthy');
+  });
+
+  it('of one state compare by hub id alone', () => {
+    const [a, b] = rows([...up('hub-a'), ...up('hub-b')]);
+    expect([a!.hub, b!.hub]).toEqual(['hub-a', 'hub-b']);
+    expect(worstFirst(a!, b!)).toBe(-1);
+    expect(worstFirst(b!, a!)).toBe(1);
+    expect(worstFirst(a!, { ...a! })).toBe(0);
   });
 
   it('never print control characters a hub sent (a terminal escape in a problem)', () => {

@@ -193,6 +193,8 @@ describe('the names the rollback reads', () => {
     expect(schemaVersionOfText(NEWER)).toBe(3);
     expect(schemaVersionOfText('\uFEFF{"schemaVersion": 4, "minorVersion": 2}')).toBe(4);
     expect(schemaVersionOfText('{"schemaVersion": 1, "devices": []}')).toBe(1);
+    // 0 is no version this build reads, but it is a version the text declares.
+    expect(schemaVersionOfText('{"schemaVersion": 0}')).toBe(0);
     for (const text of ['', 'garbage', '{"schemaVersion": 3', '[]', 'null', '3', '{"devices": []}', '{"schemaVersion": "3"}', '{"schemaVersion": 2.5}', '{"schemaVersion": -1}']) {
       expect(schemaVersionOfText(text), text).toBeUndefined();
     }

@@ -23,12 +23,20 @@ describe('durations and clock times', () => {
     expect(durationWords(2 * 3_600_000 + 10 * 60_000 + 5_000)).toBe('2 h 10 min');
     expect(durationWords(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 4 h');
     expect(durationWords(86_400_000)).toBe('1 d');
+    expect(durationWords(59_499)).toBe('59 s');
+    expect(durationWords(60_000)).toBe('1 min');
+    expect(durationWords(3_600_000)).toBe('1 h');
   });
 
   it('say the hub’s local time, with the date when it is not within the last 20 hours', () => {
     expect(clockWords(Date.parse(at(9, 14)), now)).toBe('09:14');
     expect(clockWords(Date.parse(at(23, 5, 0, 25)), now)).toBe('23:05');
     expect(clockWords(Date.parse(at(9, 14, 0, 24)), now)).toBe('2026-11-24 09:14');
+    expect(clockWords(now, now)).toBe('11:24');
+    expect(clockWords(now - 20 * 3_600_000 + 1, now)).toBe('15:24');
+    expect(clockWords(now - 20 * 3_600_000, now)).toBe('2026-11-25 15:24');
+    // A time after the hub's own now (a clock set back since) is no time of today: its date too.
+    expect(clockWords(now + 60_000, now)).toBe('2026-11-26 11:25');
   });
 });
 
@@ -39,6 +47,8 @@ describe('a button’s supervision in words', () => {
     expect(supervisionWords(button({ lastHeard: at(11, 23, 58) }), now)).toBe('heard just now');
     // A wall clock that jumped back puts the report "in the future": still just now.
     expect(supervisionWords(button({ lastHeard: at(11, 30) }), now)).toBe('heard just now');
+    expect(supervisionWords(button({ lastHeard: at(11, 23, 55) }), now)).toBe('heard 5 s ago');
+    expect(supervisionWords(button({ lastHeard: null }), now)).toBe('online');
   });
 
   it('missing: for how long, and when it was last heard', () => {
@@ -75,7 +85,8 @@ describe('a button’s supervision in words', () => {
       battery: 'battery 15 % (low)',
       problem: true,
     });
-    expect(livenessWords(button({ lastHeard: at(11, 21) }), now)).toEqual({ heard: 'heard 3 min ago', problem: false });
+    expect(livenessWords(button({ lastHeard: at(11, 21) }), now)).toStrictEqual({ heard: 'heard 3 min ago', problem: false });
+    expect(livenessWords(button({ supervision: 'missing' }), now).problem).toBe(true);
     expect(livenessWords(button({ supervision: 'unknown' }), now).problem).toBe(false);
     expect(livenessWords(button({ batteryLow: true }), now).problem).toBe(true);
   });
