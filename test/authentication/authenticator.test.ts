@@ -120,7 +120,8 @@ describe('buttons without a key', () => {
     const r = await rig({ keyed: false, keyRequired: ['bthome'] });
     r.authenticator.sighting({ deviceId: 'PLAIN1', source: 'ble', at: 1 });
     r.authenticator.sighting({ deviceId: 'BLU1', source: 'ble', at: 1, profile: 'bthome' });
-    expect(r.delivered.map((s) => s.deviceId)).toEqual(['PLAIN1']);
+    r.authenticator.sighting({ deviceId: 'OTHER1', source: 'ble', at: 1, profile: 'other' });
+    expect(r.delivered.map((s) => s.deviceId)).toEqual(['PLAIN1', 'OTHER1']);
     expect(r.heardOnly.map((s) => s.deviceId)).toEqual(['BLU1']);
     expect(r.authenticator.keyed('PLAIN1')).toBe(false);
   });

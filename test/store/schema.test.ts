@@ -7,9 +7,9 @@ const at = '2024-05-01T10:00:00.000Z';
 const linking = { deviceId: 'BTN-1', state: 'linking', customerId: 42, source: 'ble', updatedAt: at };
 const linked = { ...linking, state: 'linked', linkId: 9, linkedAt: at };
 
-function issuesOf(result: { success: boolean; error?: { issues: readonly { message: string; path: readonly PropertyKey[] }[] } }): { message: string; path: PropertyKey[] }[] {
+function issuesOf(result: { success: boolean; error?: { issues: readonly { code: string; message: string; path: readonly PropertyKey[] }[] } }): { code: string; message: string; path: PropertyKey[] }[] {
   expect(result.success).toBe(false);
-  return (result.error?.issues ?? []).map(({ message, path }) => ({ message, path: [...path] }));
+  return (result.error?.issues ?? []).map(({ code, message, path }) => ({ code, message, path: [...path] }));
 }
 
 describe('a device record', () => {
@@ -28,12 +28,12 @@ describe('a device record', () => {
 
   it('says what a deviceId may be', () => {
     expect(issuesOf(deviceRecordSchema.safeParse({ ...linking, deviceId: 'a b' }))).toEqual([
-      { message: 'a deviceId is 1 to 64 characters of A-Z a-z 0-9 . _ : -', path: ['deviceId'] },
+      { code: 'invalid_format', message: 'a deviceId is 1 to 64 characters of A-Z a-z 0-9 . _ : -', path: ['deviceId'] },
     ]);
   });
 
   it('when linked, needs its linkId and its linkedAt, each of them', () => {
-    const needs = [{ message: 'a linked device needs its linkId and linkedAt', path: [] }];
+    const needs = [{ code: 'custom', message: 'a linked device needs its linkId and linkedAt', path: [] }];
     const { linkId: _linkId, ...noLinkId } = linked;
     const { linkedAt: _linkedAt, ...noLinkedAt } = linked;
     expect(issuesOf(deviceRecordSchema.safeParse(noLinkId))).toEqual(needs);
@@ -54,7 +54,7 @@ describe('a pairings file', () => {
   it('names a deviceId given twice, at its second place', () => {
     const other = { ...linking, deviceId: 'BTN-2' };
     expect(issuesOf(pairingsFileSchema.safeParse(file([linking, other, { ...linked }])))).toEqual([
-      { message: 'deviceId BTN-1 appears twice', path: ['devices', 2, 'deviceId'] },
+      { code: 'custom', message: 'deviceId BTN-1 appears twice', path: ['devices', 2, 'deviceId'] },
     ]);
     expect(pairingsFileSchema.safeParse(file([linking, other])).success).toBe(true);
   });

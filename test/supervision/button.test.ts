@@ -76,10 +76,11 @@ describe('a supervised button', () => {
   it('lets go of a working source deaf to it for a deadline while another hears it', () => {
     const { clocks } = world();
     const button = new SupervisedButton('B1', settings, 0);
-    for (const source of ['ble', 'gateway', 'near']) button.expect(source, clocks, 0);
+    for (const source of ['ble', 'gateway', 'near', 'edge']) button.expect(source, clocks, 0);
     heard(button, clocks, 'ble', 10 * MINUTE);
     heard(button, clocks, 'near', MINUTE);
-    // gateway: silent for exactly the deadline; near: heard 9 min 59.999 s before.
+    heard(button, clocks, 'edge', 0);
+    // gateway: never heard, working for exactly the deadline; edge: heard exactly a deadline before.
     expect(button.decide(clocks, 10 * MINUTE)).toBe('online');
     expect([...button.sources.keys()]).toEqual(['ble', 'near']);
   });
@@ -90,6 +91,31 @@ describe('a supervised button', () => {
     for (const source of ['ble', 'down', 'late', 'deaf']) button.expect(source, clocks, 0);
     button.sources.get('late')!.workedAt = 1;
     heard(button, clocks, 'ble', 10 * MINUTE);
+    expect(button.decide(clocks, 10 * MINUTE)).toBe('online');
+    expect([...button.sources.keys()]).toEqual(['ble', 'down', 'late']);
+  });
+
+  it('lets go of a source deaf to it for a deadline counting the silence carried over a restart', () => {
+    const { clocks } = world();
+    const button = new SupervisedButton('B1', settings, 0);
+    button.expect('ble', clocks, 0);
+    button.expect('carried', clocks, 0, 10 * MINUTE - 1);
+    heard(button, clocks, 'ble', 0);
+    expect(button.decide(clocks, 1)).toBe('online');
+    expect([...button.sources.keys()]).toEqual(['ble']);
+  });
+
+  it('never lets go of a source that is down, nor of one that heard it within its deadline, whatever their working clocks say', () => {
+    const { clocks } = world({ down: false });
+    const button = new SupervisedButton('B1', settings, 0);
+    button.expect('ble', clocks, 0);
+    button.expect('down', clocks, 0, 10 * MINUTE);
+    heard(button, clocks, 'ble', 10 * MINUTE);
+    // Heard a minute ago, its working clock still where it was when first expected.
+    button.expect('late', clocks, 0);
+    button.sources.get('late')!.heardAt = 9 * MINUTE;
+    // One source deaf for the deadline, let go: the others are judged beside it.
+    button.expect('deaf', clocks, 0);
     expect(button.decide(clocks, 10 * MINUTE)).toBe('online');
     expect([...button.sources.keys()]).toEqual(['ble', 'down', 'late']);
   });
