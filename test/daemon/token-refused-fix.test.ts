@@ -27,7 +27,7 @@ function refused(tokenSource?: StatusInputs['tokenSource']): string[] {
 }
 
 describe("a refused token's fix", () => {
-  it('is a restart when the token is systemd's credential, as the package and install.sh hand it', () => {
+  it("is a restart when the token is systemd's credential, as the package and install.sh hand it", () => {
     expect(refused('credential')).toEqual(['the API refused the token (401): write a valid token to /etc/panic-pair/api-token, then restart (systemctl restart panic-pair)']);
   });
   it('is a reload when the token is a file the daemon reads itself', () => {
