@@ -11,7 +11,6 @@ export default {
     'src/supervision/latest-reports.ts',
     'src/supervision/saved.ts',
     'src/supervision/source-clocks.ts',
-    'src/supervision/types.ts',
     'src/supervision/words.ts',
     'src/authentication/*.ts',
     'src/store/schema.ts',
@@ -30,7 +29,8 @@ export default {
   incrementalFile: 'reports/mutation/incremental.json',
   reporters: ['html', 'clear-text', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  thresholds: { high: 95, low: 90, break: null },
+  // Each module is held at 90 % (docs/mutation.md); the run fails when all of them together fall below.
+  thresholds: { high: 95, low: 90, break: 90 },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
 };
