@@ -1,29 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildStatus, type StatusInputs } from '../../src/daemon/status.js';
+import { healthyStatusInputs } from '../support/status-inputs.js';
 
 // A refused token's fix, said for where the token comes from: a reload (SIGHUP) reads a token file
 // again, but systemd hands the daemon its credential copy only at a start, and the environment is
 // read only then too. Under the default install (LoadCredential) the fix is a restart.
 
 function refused(tokenSource?: StatusInputs['tokenSource']): string[] {
-  return buildStatus({
-    version: '0.1.0',
-    pid: 1,
-    startedAt: '2026-11-29T05:00:00.000Z',
-    entitlement: { customerId: 42, entitled: null },
-    household: [42],
-    token: 'refused',
-    ...(tokenSource === undefined ? {} : { tokenSource }),
-    api: { state: 'ok' },
-    mqtt: 'off',
-    ble: 'off',
-    bleRequired: false,
-    store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
-    unsavedLinks: 0,
-    devices: [],
-    autoPair: false,
-    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 },
-  }).problems;
+  return buildStatus(healthyStatusInputs({ token: 'refused', ...(tokenSource === undefined ? {} : { tokenSource }) })).problems;
 }
 
 describe("a refused token's fix", () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as fs from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildStatus, type StatusInputs } from '../../src/daemon/status.js';
+import { healthyStatusInputs } from '../support/status-inputs.js';
 import { UPDATE_LOOK_MS, UpdateWatch } from '../../src/daemon/update-watch.js';
 import { healthOf } from '../../src/mqtt/health.js';
 import { UPDATE_FILE } from '../../src/update/record.js';
@@ -116,24 +117,7 @@ describe('UpdateWatch', () => {
 });
 
 describe('status and health with an update record', () => {
-  const inputs = (update: StatusInputs['update']): StatusInputs => ({
-    version: '0.3.1',
-    pid: 1,
-    startedAt: AT,
-    entitlement: { customerId: 42, entitled: true },
-    household: [42],
-    token: 'accepted',
-    api: { state: 'ok' },
-    mqtt: 'connected',
-    ble: 'scanning',
-    bleRequired: false,
-    store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
-    unsavedLinks: 0,
-    devices: [],
-    autoPair: false,
-    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 },
-    update,
-  });
+  const inputs = (update: StatusInputs['update']): StatusInputs => healthyStatusInputs({ version: '0.3.1', startedAt: AT, update });
 
   it('holds update null and stays healthy without a record, on probation, or kept', () => {
     expect(buildStatus(inputs(null))).toMatchObject({ healthy: true, problems: [], update: null });

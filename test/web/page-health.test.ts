@@ -4,6 +4,7 @@ import { buildStatus, type StatusInputs } from '../../src/daemon/status.js';
 import type { DeviceRow } from '../../src/supervision/types.js';
 import { pageStatus } from '../../src/web/page-health.js';
 import { linkedRecord } from '../control/fake-daemon.js';
+import { healthyStatusInputs } from '../support/status-inputs.js';
 
 // The page gets each problem of `status` as a kind with its figures (CONTRACT.md section 20),
 // never status's English sentence: every problem the daemon's own buildStatus can raise is
@@ -16,24 +17,7 @@ const rows: DeviceRow[] = [
 ];
 
 function inputs(overrides: Partial<StatusInputs>): StatusInputs {
-  return {
-    version: '0.1.0',
-    pid: 1,
-    startedAt: new Date(NOW).toISOString(),
-    entitlement: { customerId: 42, entitled: true },
-    household: [42],
-    token: 'accepted',
-    api: { state: 'ok' },
-    mqtt: 'connected',
-    ble: 'scanning',
-    bleRequired: false,
-    store: { ok: true, path: '/var/lib/panic-pair/pairings.json' },
-    unsavedLinks: 0,
-    devices: [],
-    autoPair: false,
-    counters: { announcements: 0, dropped: 0, links: 0, apiErrors: 0, batteryDropped: 0, forged: 0, replayed: 0, plain: 0 },
-    ...overrides,
-  };
+  return healthyStatusInputs({ startedAt: new Date(NOW).toISOString(), ...overrides });
 }
 
 describe("the page's health", () => {
