@@ -13,7 +13,7 @@ import path from 'node:path';
 import { ROOT, RESULT_MARK } from './lib/harness.mjs';
 
 /** In the issue's order; a script not (yet) in bench/ is skipped with a note. */
-const SCRIPTS = ['ingest', 'bulk-pairing', 'latency', 'memory', 'cli', 'ble-flood', 'store', 'web-page', 'fleet-load', 'fleet-read', 'fleet-cluster', 'supervision', 'authentication'];
+const SCRIPTS = ['ingest', 'bulk-pairing', 'latency', 'memory', 'cli', 'ble-flood', 'store', 'web-page', 'fleet-load', 'fleet-read', 'fleet-cluster', 'supervision', 'authentication', 'site'];
 // A Debian kernel under qemu (about 5 minutes, root, qemu and mmdebstrap): only when asked for.
 if (process.env.BENCH_KERNEL === '1') SCRIPTS.push('ble-kernel');
 /** The issue's target, for a script that reports none of its own. */
@@ -21,9 +21,10 @@ const ISSUE_TARGETS = { 'ble-flood': { op: '<=', value: 1.3 } };
 const SCRIPT_TIMEOUT_MS = 6 * 60_000;
 /**
  * Scripts whose window is longer: fleet-load watches a hub at rest for five health refreshes;
- * fleet-cluster seeds 300,000 retained messages into a NATS cluster, each stored replicated.
+ * fleet-cluster seeds 300,000 retained messages into a NATS cluster, each stored replicated; site
+ * runs two daemons through three rounds of 10 s phases each (about five minutes).
  */
-const SCRIPT_TIMEOUTS_MS = { 'fleet-load': 10 * 60_000, 'fleet-cluster': 30 * 60_000 };
+const SCRIPT_TIMEOUTS_MS = { 'fleet-load': 10 * 60_000, 'fleet-cluster': 30 * 60_000, site: 12 * 60_000 };
 
 function runScript(name) {
   const file = path.join(ROOT, 'bench', `${name}.mjs`);
