@@ -17,7 +17,7 @@ import type { MqttSide } from './mqtt-side.js';
 import { createSightingPath } from './sighting-path.js';
 import { statusReporter } from './status-reporter.js';
 import { openStores } from './stores.js';
-import { deviceRows, type HearingSides } from './supervision-side.js';
+import { deviceRow, deviceRows, type HearingSides } from './supervision-side.js';
 import { TokenHolder } from './token-holder.js';
 import { UpdateWatch } from './update-watch.js';
 import { startWebSide } from './web-side.js';
@@ -86,7 +86,21 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   sides.ble = ble;
   // The MQTT side's state listeners first: a retained `linked` should not wait on a log line.
   const mqtt: MqttSide | undefined = mqttSide
-    ? mqttSide.startMqttSide({ config, engine, counters, logger, onSighting, supervision: { feed: supervisor, rows: () => deviceRows(engine.devices(), supervisor, authenticator) } })
+    ? mqttSide.startMqttSide({
+        config,
+        engine,
+        counters,
+        logger,
+        onSighting,
+        supervision: {
+          feed: supervisor,
+          rows: () => deviceRows(engine.devices(), supervisor, authenticator),
+          row: (deviceId) => {
+            const record = engine.record(deviceId);
+            return record === undefined ? undefined : deviceRow(record, supervisor, authenticator);
+          },
+        },
+      })
     : undefined;
   sides.mqtt = mqtt;
   // A gateway's last will or Zigbee2MQTT's bridge state counts at once, not at the next sweep.

@@ -53,7 +53,7 @@ export function startMqttSide(options: {
   /** Where the sources' sightings go: supervision, then the engine. */
   onSighting?: (sighting: Sighting) => void;
   /** Supervision's changes, published (CONTRACT.md section 17), and the rows with their liveness. */
-  supervision?: { feed: SupervisionFeed; rows(): DeviceRow[] };
+  supervision?: { feed: SupervisionFeed; rows(): DeviceRow[]; row(deviceId: string): DeviceRow | undefined };
 }): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
@@ -95,6 +95,7 @@ export function startMqttSide(options: {
           connection,
           hub: { prefix: config.mqttPrefix, discoveryPrefix: config.homeAssistant.prefix, version: packageVersion() },
           devices: () => options.supervision?.rows() ?? engine.devices(),
+          device: (deviceId) => (options.supervision === undefined ? engine.record(deviceId) : options.supervision.row(deviceId)),
           logger,
         });
   if (homeAssistant !== undefined) {

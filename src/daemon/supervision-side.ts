@@ -62,15 +62,18 @@ export function deviceRows(
   supervisor: Pick<Supervisor, 'liveness'>,
   authenticator?: Pick<Authenticator, 'keyed' | 'reports'>,
 ): DeviceRow[] {
-  return records.map((record) => {
-    if (record.state !== 'linked') return { ...record };
-    const liveness = supervisor.liveness(record.deviceId);
-    const row: DeviceRow = liveness === undefined ? { ...record } : { ...record, ...liveness };
-    if (authenticator !== undefined) {
-      const reports = authenticator.reports(record.deviceId);
-      row.authenticated = authenticator.keyed(record.deviceId);
-      if (reports !== undefined) row.reports = reports;
-    }
-    return row;
-  });
+  return records.map((record) => deviceRow(record, supervisor, authenticator));
+}
+
+/** One device's row of `devices`. */
+export function deviceRow(record: DeviceRecord, supervisor: Pick<Supervisor, 'liveness'>, authenticator?: Pick<Authenticator, 'keyed' | 'reports'>): DeviceRow {
+  if (record.state !== 'linked') return { ...record };
+  const liveness = supervisor.liveness(record.deviceId);
+  const row: DeviceRow = liveness === undefined ? { ...record } : { ...record, ...liveness };
+  if (authenticator !== undefined) {
+    const reports = authenticator.reports(record.deviceId);
+    row.authenticated = authenticator.keyed(record.deviceId);
+    if (reports !== undefined) row.reports = reports;
+  }
+  return row;
 }

@@ -12,6 +12,7 @@ import {
   desiredConfigs,
   heldConfigTopics,
   hubConfigFilter,
+  hubConfigs,
   type ButtonRow,
   type HubIdentity,
 } from './home-assistant-configs.js';
@@ -44,6 +45,9 @@ export interface HomeAssistantOptions {
   hub: HubIdentity;
   /** The store's devices now, with their liveness where the engine gives it. */
   devices: () => DeviceRow[];
+  /** One stored device's row as `devices` lists it, or undefined when the store does not hold it;
+   * default a search of `devices()`. A change of one button then costs the same whatever their number. */
+  device?: (deviceId: string) => DeviceRow | undefined;
   logger: Logger;
   /** Wait (ms) after Home Assistant's birth before publishing; default 0 to 2 s at random, so hubs do not all answer at once. */
   birthDelay?: () => number;
@@ -57,6 +61,7 @@ export interface HomeAssistantOptions {
 
 export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistantDiscovery {
   const { connection, hub, devices, logger } = options;
+  const device = options.device ?? ((deviceId: string) => devices().find((row) => row.deviceId === deviceId));
   const birthDelay = options.birthDelay ?? (() => Math.random() * 2_000);
   const settleTimeoutMs = options.settleTimeoutMs ?? 10_000;
   const birthCooldownMs = options.birthCooldownMs ?? 30_000;
@@ -91,10 +96,16 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   const isKeyed = (row: ButtonRow): boolean => keyedRow(row) || withKey.has(row.deviceId);
   const desired = (): Map<string, string> => desiredConfigs(hub, devices(), hasBattery, isKeyed);
   const held = (): Set<string> => heldConfigTopics(hub, devices());
-  // Every config message that comes back asks whether its topic is still wanted: with many
-  // buttons, building all configs for each would cost the square of their number.
-  let wanted: Set<string> | undefined;
-  const isWanted = (topic: string): boolean => (wanted ??= new Set([...desired().keys(), ...held()])).has(topic);
+  // Every config message that comes back asks whether its topic is still wanted: the hub's own, or
+  // one a stored button may have. The set is read from the store once a connect and then kept
+  // button by button (a stored device is told as it is linked, and as it is forgotten): rebuilt at
+  // each change, a window of 1,000 links cost the square of their number (issue 50).
+  const hubTopics = new Set(hubConfigs(hub).keys());
+  let heldTopics: Set<string> | undefined;
+  const isWanted = (topic: string): boolean => hubTopics.has(topic) || (heldTopics ??= held()).has(topic);
+  const hold = (deviceId: string): void => {
+    if (heldTopics !== undefined) for (const topic of buttonConfigTopics(hub, deviceId)) heldTopics.add(topic);
+  };
   /** Publishes the configs of a stored button that differ from the broker's. */
   const publishButton = (row: ButtonRow): void => {
     for (const [topic, payload] of buttonConfigs(hub, row, hasBattery(row), isKeyed(row))) {
@@ -106,11 +117,11 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
     if (synced || stopped || connection.state() !== 'connected') return;
     synced = true;
     clearTimeout(settleTimer);
-    apply(planDiscovery(desired(), retained, false, held()), 'connected');
+    apply(planDiscovery(desired(), retained, false, (heldTopics ??= held())), 'connected');
   };
   const startRound = (): void => {
     retained.clear();
-    wanted = undefined;
+    heldTopics = undefined;
     synced = false;
     clearTimeout(settleTimer);
     settleTimer = setTimeout(finishRound, settleTimeoutMs);
@@ -144,7 +155,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       birthTimer = undefined;
       if (!synced || stopped) return;
       lastBirthAnswer = clock();
-      apply(planDiscovery(desired(), retained, true, held()), 'Home Assistant came online');
+      apply(planDiscovery(desired(), retained, true, (heldTopics ??= held())), 'Home Assistant came online');
     }, Math.max(0, birthDelay(), coolingFor));
     birthTimer.unref();
   });
@@ -157,11 +168,11 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
 
   return {
     deviceChanged(record) {
-      wanted = undefined;
+      // A record the store did not take (its first write failed) is not a button to show.
+      if (device(record.deviceId) === undefined) return;
+      hold(record.deviceId);
       // Until the round ends the broker's copy is not known; the round publishes it then.
       if (!synced || stopped) return;
-      // A record the store did not take (its first write failed) is not a button to show.
-      if (!devices().some((device) => device.deviceId === record.deviceId)) return;
       publishButton(record);
     },
     livenessChanged(deviceId, liveness) {
@@ -170,18 +181,18 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
       if (!newBattery && !newKey) return;
       if (newBattery) withBattery.add(deviceId);
       if (newKey) withKey.add(deviceId);
-      wanted = undefined;
       if (!synced || stopped) return;
-      const row = devices().find((device) => device.deviceId === deviceId);
+      const row = device(deviceId);
       if (row !== undefined) publishButton(row);
     },
     forgotten(deviceId) {
-      wanted = undefined;
       withBattery.delete(deviceId);
       withKey.delete(deviceId);
+      const topics = buttonConfigTopics(hub, deviceId);
+      if (heldTopics !== undefined) for (const topic of topics) heldTopics.delete(topic);
       if (stopped) return;
       // Cleared even when this copy thinks the broker holds nothing: the broker's copy may be unread.
-      for (const topic of buttonConfigTopics(hub, deviceId)) publish(topic, '');
+      for (const topic of topics) publish(topic, '');
       logger.info({ deviceId }, 'Home Assistant discovery configs of a forgotten device cleared');
     },
     stop() {
