@@ -57,10 +57,6 @@ export class Supervisor {
   /** A save is asked for and has not yet read the buttons: a further change rides on it. With a
    * thousand buttons heard at once after a start, a save each cost O(n^2) bytes and 350 MB. */
   #savePending = false;
-  /** When a change of supervision was last saved (at once, or by a sweep), monotonic. */
-  #lastChangeSave = Number.NEGATIVE_INFINITY;
-  /** A report changed a button's supervision since then: the next sweep saves it. */
-  #changeWaiting = false;
   /** When every button was last told to the outputs after a save ("Last heard"), monotonic. */
   #lastToldAll: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -123,20 +119,7 @@ export class Supervisor {
       button.settings = this.#settingsOf(button.profile, true);
     }
     if (sighting.battery !== undefined || sighting.batteryLow !== undefined) this.#battery(button, sighting);
-    if (button.supervision !== 'online' && button.supervision !== 'unsupervised' && this.#decide(button, at)) this.#reportChanged(at);
-  }
-
-  /** A report changed a button's supervision: saved at once, unless a change was saved within the
-   * sweep's period; then it rides on the next sweep's save. A save writes every button,
-   * so 1,000 buttons heard again after a window or a restart would otherwise cost a save each
-   * (191 writes of the whole store in 10 s; issue 50). */
-  #reportChanged(at: number): void {
-    if (at - this.#lastChangeSave < SWEEP_MS) {
-      this.#changeWaiting = true;
-      return;
-    }
-    this.#lastChangeSave = at;
-    this.#requestSave();
+    if (button.supervision !== 'online' && button.supervision !== 'unsupervised' && this.#decide(button, at)) this.#requestSave();
   }
 
   /** Whether the gap this report ends is the button's own interval: not when it ends a `missing`
@@ -197,11 +180,7 @@ export class Supervisor {
       // An imitation begun or an hour past: the outputs hear it within a sweep.
       else if (imitatedOf !== undefined && imitatedOf(button.deviceId) !== button.toldImitated) this.#notify(button);
     }
-    if (changed || this.#changeWaiting) {
-      this.#changeWaiting = false;
-      this.#lastChangeSave = now;
-      this.#requestSave();
-    } else if (this.#dirty && now - this.#lastSave >= SAVE_INTERVAL_MS) this.#requestSave();
+    if (changed || (this.#dirty && now - this.#lastSave >= SAVE_INTERVAL_MS)) this.#requestSave();
   }
 
   start(): void {
