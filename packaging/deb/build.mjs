@@ -132,7 +132,7 @@ place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
 place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
 place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));
 // Every setting, with its variable and config.json key, and an example file to start from.
-place(`${doc}/settings.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'config', 'README.md')), { level: 9 }));
+place(`${doc}/settings.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'reference', 'configuration.md')), { level: 9 }));
 place(`${doc}/examples/config.example.json`, readFileSync(path.join(ROOT, 'config', 'config.example.json')));
 // `man panic-pair`, from the packaged command's own --help (man-page.mjs).
 const page = manPage({ command: path.join(lib, 'bin', 'panic-pair.js'), version, date: manDate() });
