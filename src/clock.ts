@@ -1,4 +1,4 @@
-// CONTRACT.md section 9: every duration runs on the monotonic clock; the wall clock only stamps
+// Every duration runs on the monotonic clock; the wall clock only stamps
 // records and messages. A Raspberry Pi has no real-time clock: it boots with a stale time and jumps
 // when NTP sets it, and such a jump must shorten or stretch no TTL, window, cool-down or retry.
 

@@ -1,4 +1,4 @@
-// Errors are values with a kind; the CLI maps kinds to the contract's exit codes in one place
+// Errors are values with a kind; the CLI maps kinds to its exit codes in one place
 // (src/cli/exit-codes.ts). Every module throws a PanicPairError (or a subclass) for anything a
 // user may see, so the message is written for the installer reading it.
 export type ErrorKind =

@@ -1,5 +1,5 @@
 // A Map kept as a bounded memory of the newest entries: its insertion order is oldest first, so an
-// entry set again moves to the end, and past the capacity the oldest goes (issue 36: no per-id map
+// entry set again moves to the end, and past the capacity the oldest goes (so no per-id map
 // grows with the ids an attacker makes up).
 
 /** Sets `key` as the newest entry of `map`, dropping the oldest while the map would exceed `capacity`. */

@@ -1,7 +1,7 @@
 import type { Subscription } from './types.js';
 
 /**
- * CONTRACT.md section 4: C is entitled when at least one subscription has status exactly `active`
+ * C is entitled when at least one subscription has status exactly `active`
  * and names C as its holder or among its dependants. Everything else fails closed.
  */
 export function isEntitled(customerId: number, subscriptions: readonly Subscription[]): boolean {

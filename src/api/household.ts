@@ -9,7 +9,7 @@ export interface HouseholdMember {
 }
 
 /**
- * CONTRACT.md section 10: the household of C is every customer named, as holder or dependant, on a
+ * The household of C is every customer named, as holder or dependant, on a
  * subscription of C's list whose status is exactly `active` and which names C. C comes first and
  * is always there (the hub's customer); whether C may be linked to is the entitlement rule's
  * answer, not this one. A list with no such subscription leaves C alone: fail closed.

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { InvalidReplyError } from './errors.js';
 import type { DeviceLink, LinkRequest, Subscription } from './types.js';
 
-// The spec's reply bodies (sections 2 and 4). Fields the spec does not list are allowed and dropped.
+// The reply bodies of the panic-api v2 specification (its sections 2 and 4). Fields it does not
+// list are allowed and dropped.
 
 const subscriptionSchema = z.object({
   id: z.int(),

@@ -4,7 +4,7 @@ import got from 'got';
 import { describeNetworkError, replyTooLarge, type NetworkFailure } from './network-errors.js';
 
 /**
- * The largest reply body read from the API. The spec's bodies are a link (under 100 bytes) and a
+ * The largest reply body read from the API. The API's reply bodies are a link (under 100 bytes) and a
  * customer's subscriptions (about 120 bytes each, more with dependants): 256 KiB holds some two
  * thousand subscriptions, far beyond a household, and with at most 64 requests in flight bounds
  * what the API can make the daemon hold. A longer reply is cut off where it passes the bound (by

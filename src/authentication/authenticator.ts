@@ -1,4 +1,4 @@
-// CONTRACT.md section 19 at the hub: every sighting from every source passes here before
+// Trusted buttons at the hub: every sighting from every source passes here before
 // supervision and the pairing engine hear it. An unkeyed button's costs one map look-up; a keyed
 // button's report is verified with its key and counted, and only a verified one goes on. A
 // refused one (`forged`, `replayed`, `plain`) is counted and makes the button `imitated`.

@@ -1,5 +1,5 @@
 // What the hub keeps of each button it has a key for: the key, the last counted counter, and how
-// its reports have fared, for `devices`, `status` and the `imitated` problem (CONTRACT.md section 19).
+// its reports have fared, for `devices`, `status` and the `imitated` problem.
 import type { LastCounted, Refusal } from './verify-report.js';
 
 import type { ReportCounts } from '../supervision/types.js';

@@ -1,4 +1,4 @@
-// `pair <deviceId>` with a key (CONTRACT.md section 19): nothing is posted until a report of the
+// `pair <deviceId>` with a key: nothing is posted until a report of the
 // button verifies with it. While a key is tried, the button's next report with BTHome data is
 // tried with it whatever counter it carries (a re-pairing after a battery change accepts the new
 // one): the first that verifies settles the trial, and so does one that does not (exit 9).

@@ -1,4 +1,4 @@
-// CONTRACT.md section 19: one function turns a keyed button's report into verified objects or a
+// One function turns a keyed button's report into verified objects or a
 // named refusal. A report counts only when its integrity check verifies with the button's key
 // (else `forged`), its counter is greater than the last counted one (else `replayed`), and it is
 // encrypted at all (else `plain`). The same counter again within SAME_REPORT_MS is the same report
@@ -7,8 +7,8 @@ import { readBthome, type BthomeReport } from '../discovery/bthome.js';
 import { decryptBthome } from './bthome-encryption.js';
 
 /** A button repeats one advertisement for a few seconds, and gateways relay it late: the same
- * counter within this is one report. bthome-ble's rule for equal counters changed back and forth
- * (#322, #386, #388); here it is fixed by time, so a recording played later never counts. */
+ * counter within this is one report. bthome-ble's rule for equal counters changed back and forth;
+ * here it is fixed by time, so a recording played later never counts. */
 export const SAME_REPORT_MS = 10_000;
 
 /** The last counted report of a button: its counter, and when it was counted (monotonic). */

@@ -1,6 +1,6 @@
 import type { DeviceRow } from '../supervision/types.js';
 
-// How a linked button's reports have fared, in the words `devices` shows (CONTRACT.md section 19).
+// How a linked button's reports have fared, in the words `devices` shows.
 
 /** "not authenticated" for a button linked without a key; for a keyed one its counts, and
  * "imitated" while it is; undefined for a row that is no linked button. */

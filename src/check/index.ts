@@ -31,7 +31,7 @@ export interface CheckOptions {
 }
 
 /**
- * The installer's pre-flight (CONTRACT.md section 2). Reads what the daemon would read and asks
+ * The installer's pre-flight. Reads what the daemon would read and asks
  * what the daemon would ask; needs no daemon, and never opens the store nor takes its lock.
  */
 export async function runChecks(options: CheckOptions): Promise<CheckReport> {

@@ -1,6 +1,6 @@
 import type { ErrorKind } from '../errors.js';
 
-// CONTRACT.md section 2: the one place where error kinds become exit codes.
+// The one place where error kinds become exit codes (docs/reference/cli.md lists them).
 export const EXIT = {
   ok: 0,
   failure: 1,

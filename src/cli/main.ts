@@ -3,7 +3,7 @@ import { exitCodeOf, EXIT } from './exit-codes.js';
 import { shortcutFor } from './shortcut.js';
 
 // The entry point: a shortcut (shortcut.ts) when the arguments allow one, else the command table
-// (program.ts) with commander. Either way, errors become the contract's exit codes here alone.
+// (program.ts) with commander. Either way, errors become exit codes here alone.
 
 async function main(argv: string[]): Promise<void> {
   try {

@@ -7,9 +7,9 @@ import { printJson, printLine, rssiText, toCustomer } from './render.js';
 import { KEEPS_TRYING, waitText } from '../pairing/outage.js';
 
 // `panic-pair pair --window S`: every matching button not yet linked that is seen in the next
-// S seconds is linked. Outcomes are printed as they happen; exit 0 whatever was linked
-// (CONTRACT.md), since the summary and --json say what was and was not, except exit 8 when a
-// button's link still failed for a passing reason at the close (section 9): the hub keeps at it.
+// S seconds is linked. Outcomes are printed as they happen; exit 0 whatever was linked,
+// since the summary and --json say what was and was not, except exit 8 when a
+// button's link still failed for a passing reason at the close: the hub keeps at it.
 
 /** Links under way when the window closes still settle (API time-out and retries) before the report. */
 const CLIENT_GUARD_MS = 120_000;
@@ -51,8 +51,8 @@ function windowDocument(report: WindowReport): unknown {
 }
 
 /**
- * Buttons heard in the window whose link still failed for a passing reason when it closed: exit 8
- * (CONTRACT.md section 9), since the hub is still trying them in the background.
+ * Buttons heard in the window whose link still failed for a passing reason when it closed: exit 8,
+ * since the hub is still trying them in the background.
  */
 function stillTried(report: WindowReport): PanicPairError | undefined {
   const ids = report.outcomes.flatMap((outcome) => (!outcome.ok && outcome.kind === 'transient' ? [outcome.deviceId] : []));

@@ -132,7 +132,7 @@ export function buildProgram(): Command {
     .option('--seed <file>', 'customers to serve, JSON')
     .action(async (options) => (await import('./commands/simulator.js')).runSimulatorCommand(options));
 
-  // CONTRACT section 15: a hub set up from its SD card's boot partition, with cloud-init.
+  // A hub set up from its SD card's boot partition, with cloud-init.
   program
     .command('provision')
     .description("print a hub's #cloud-config user-data (the boot partition's user-data): settings, token and installer code, written owner-only at first boot, then removed from the boot partition")

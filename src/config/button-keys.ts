@@ -1,4 +1,4 @@
-// Button keys as the installer gives them (CONTRACT.md section 19): one key in `pair --key-file F`
+// Button keys as the installer gives them: one key in `pair --key-file F`
 // (or on standard input), or one `<deviceId> <key>` a line in PANIC_PAIR_BUTTON_KEYS_FILE. A key
 // is 32 hex digits, a button's 16-byte AES key. Every refusal names the setting and the line,
 // never the key: an error message reaches logs and terminals.

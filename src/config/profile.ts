@@ -24,11 +24,11 @@ export interface Profile {
   match: ProfileMatch;
   deviceId: DeviceIdSource;
   deviceTypeId?: number;
-  /** CONTRACT.md section 17: the silence after which a button is missing (else learned). */
+  /** The silence after which a button is missing (else learned from its own reports). */
   supervisionSeconds?: number;
   /** It transmits only when pressed: silence says nothing, so it is unsupervised. */
   triggerOnly?: boolean;
-  /** CONTRACT.md section 19: a button of this profile is never linked without its key. */
+  /** A button of this profile is never linked without its key. */
   keyRequired?: boolean;
 }
 

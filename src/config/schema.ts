@@ -59,14 +59,14 @@ export interface Config {
   bleReplay?: string;
   minRssi: number;
   autoPair: boolean;
-  /** CONTRACT.md section 17. */
+  /** How linked buttons are supervised: on or off, the longest silence, the low-battery threshold. */
   supervision: SupervisionConfig;
   apiConcurrency: number;
   apiTimeoutMs: number;
   entitlementTtlMs: number;
   logLevel: LogLevel;
   profiles: Profile[];
-  /** PANIC_PAIR_BUTTON_KEYS_FILE (CONTRACT.md section 19): read by the daemon as it starts. */
+  /** PANIC_PAIR_BUTTON_KEYS_FILE: the keys of trusted buttons, read by the daemon as it starts. */
   buttonKeysFile?: string;
   /** The installer's page; undefined when PANIC_PAIR_WEB_LISTEN is unset. */
   web?: WebConfig;

@@ -1,4 +1,4 @@
-// The installer's page settings (CONTRACT section 11): where it listens, the installer code, and
+// The installer's page settings: where it listens, the installer code, and
 // the certificate that turns it into HTTPS. Parsed here with the other settings; the code and the
 // key are read by the daemon at start (readWebSecrets), never by the CLI's other commands.
 import { isIP } from 'node:net';

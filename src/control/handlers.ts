@@ -28,6 +28,6 @@ export interface ControlHandlers {
       customerId?: number;
     },
   ): Promise<WindowReport>;
-  /** CONTRACT.md section 10: the customers this hub may link to, each entitled now or not. */
+  /** The customers this hub may link to (its household), each entitled now or not. */
   household(): Promise<HouseholdEntry[]>;
 }

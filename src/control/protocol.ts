@@ -14,8 +14,8 @@ export type ControlRequest =
   | { type: 'devices' }
   | { type: 'scan'; seconds: number }
   | { type: 'forget'; deviceId: string }
-  /** `customerId`: a customer of the household (CONTRACT.md section 10); the hub's own when left out. */
-  /** `key`: the button's key, 32 hex digits (CONTRACT.md section 19); the socket is the daemon
+  /** `customerId`: a customer of the household; the hub's own when left out. */
+  /** `key`: the button's key, 32 hex digits; the socket is the daemon
    * user's alone, and the daemon never echoes it. */
   | { type: 'pair'; deviceId: string; timeoutMs: number; customerId?: number; key?: string }
   | { type: 'window'; seconds: number; customerId?: number }

@@ -10,7 +10,7 @@ import type { PairingStore } from '../store/index.js';
 import type { ButtonKeyStore } from '../store/button-key-store.js';
 import type { Counters } from '../status/counters.js';
 
-// Authentication for the daemon (CONTRACT.md section 19): the keys paired with, those of
+// Authentication for the daemon: the keys paired with, those of
 // PANIC_PAIR_BUTTON_KEYS_FILE (read as the daemon starts: a bad one stops it, exit 2), and the last
 // counted counters saved with the heard times.
 

@@ -57,7 +57,7 @@ export function guardWindow(window: ControlHandlers['window'], hearing: Hearing)
 /**
  * BLE scanning (or starting) may still hear the button. Otherwise the hub is deaf when MQTT cannot
  * hear either (the broker refuses its subscriptions, or MQTT is off while BLE is wanted but
- * unusable), and the reason names both (CONTRACT.md section 14).
+ * unusable), and the reason names both.
  */
 export function hearingOf(
   ble: Pick<BleSide, 'state' | 'reason'>,

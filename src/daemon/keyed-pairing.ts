@@ -7,7 +7,7 @@ import { belongsMessage, otherOwner } from '../pairing/ownership.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { LinkOutcome } from '../pairing/types.js';
 
-// `pair <deviceId>` with the button's key (CONTRACT.md section 19), from --key-file or from
+// `pair <deviceId>` with the button's key, from --key-file or from
 // PANIC_PAIR_BUTTON_KEYS_FILE: nothing is posted until a report of the button verifies with it,
 // and one that does not ends the request with exit 9. An already linked button paired again with
 // its key posts nothing: its current counter is accepted (after a battery change), and it says so.

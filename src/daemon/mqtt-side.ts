@@ -39,7 +39,7 @@ export interface MqttSide {
   onSourceLiveness(listener: (liveness: SourceLiveness) => void): () => void;
   /** The latest known liveness of each source heard from; a source never heard from has none. */
   sourceLiveness(): SourceLiveness[];
-  /** Keeps `<prefix>/health` retained from `read` (CONTRACT.md section 16) until close. */
+  /** Keeps `<prefix>/health` retained from `read` until close. */
   publishHealth(read: () => HealthReading): void;
   close(): Promise<void>;
 }
@@ -52,14 +52,14 @@ export function startMqttSide(options: {
   logger: Logger;
   /** Where the sources' sightings go: supervision, then the engine. */
   onSighting?: (sighting: Sighting) => void;
-  /** Supervision's changes, published (CONTRACT.md section 17), and the rows with their liveness. */
+  /** Supervision's changes, published, and the rows with their liveness. */
   supervision?: { feed: SupervisionFeed; rows(): DeviceRow[]; row(deviceId: string): DeviceRow | undefined };
 }): MqttSide {
   const { config, engine, counters, logger } = options;
   const mqttConfig = config.mqtt;
   if (mqttConfig === undefined) throw new Error('startMqttSide needs PANIC_PAIR_MQTT_URL');
-  // A message past the largest any reader takes is invalid whatever its topic (CONTRACT.md
-  // section 5): counted and logged at a bounded rate like the readers' own refusals.
+  // A message past the largest any reader takes is invalid whatever its topic: counted and logged
+  // at a bounded rate like the readers' own refusals.
   const oversized = new RateLimitedWarning({ logger, summary: (n) => `${n} more oversized MQTT messages dropped` });
   const maxPayloadBytes = largestMqttPayload({ zigbee2mqtt: config.zigbee2mqttPrefix !== undefined });
   const connection = connectMqtt({
@@ -76,7 +76,7 @@ export function startMqttSide(options: {
   const publisher = createStatePublisher(connection, config.mqttPrefix);
   // First of the engine's listeners, though added after supervision's: a button's retained
   // `linked` is what an installer and the home automation wait for, and goes to the broker before
-  // its liveness, Home Assistant's entities and the log line are worked out (issue 36).
+  // its liveness, Home Assistant's entities and the log line are worked out.
   engine.onDevice((record) => publisher.device(record), { first: true });
   engine.onForget((deviceId) => publisher.forgotten(deviceId));
   engine.onEntitlement((state) => publisher.entitlement(state));

@@ -4,7 +4,7 @@ import { createSupervisionPublisher } from '../mqtt/supervision-publisher.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import type { Supervisor } from '../supervision/supervisor.js';
 
-// Supervision on MQTT (CONTRACT.md section 17): each linked button's availability and supervision
+// Supervision on MQTT: each linked button's availability and supervision
 // topics, and Home Assistant's entities for it, follow the supervisor's changes and saves; they
 // are published again at every (re)connect, as the link states are, for a broker that lost them.
 

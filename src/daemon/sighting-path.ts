@@ -11,7 +11,7 @@ import { createAuthenticator } from './authentication-side.js';
 import { createSupervisor, type HearingSides } from './supervision-side.js';
 
 // The path every sighting takes in the daemon, whatever source heard it: the authenticator first
-// (a keyed button's report counts only once verified, CONTRACT.md section 19), which hands what
+// (a keyed button's report counts only once verified), which hands what
 // counts to supervision (a timestamp on the hot path) and then to the engine.
 
 export interface SightingPath {

@@ -12,7 +12,7 @@ export interface StatusInputs {
   pid: number;
   startedAt: string;
   entitlement: EntitlementState;
-  /** CONTRACT.md section 10: the household's customer ids, the hub's first. */
+  /** The household's customer ids, the hub's first. */
   household: number[];
   token: TokenState;
   /** Where the token comes from: a reload reads a token file again, while systemd's credential copy
@@ -30,7 +30,7 @@ export interface StatusInputs {
   store: StatusReport['store'];
   unsavedLinks: number;
   devices: readonly DeviceRecord[];
-  /** CONTRACT.md section 17: counts over the linked buttons, and their problems in words. */
+  /** Counts over the linked buttons by supervision, and their problems in words. */
   buttons?: ButtonCounts;
   buttonProblems?: readonly string[];
   supervision?: 'on' | 'off';

@@ -11,7 +11,7 @@ import type { DeviceRow } from '../supervision/types.js';
 import { BLE_SOURCE, type BleSide } from './ble-side.js';
 import type { MqttSide } from './mqtt-side.js';
 
-// Supervision for the daemon (CONTRACT.md section 17): which sources work, read from the BLE and
+// Supervision for the daemon: which sources work, read from the BLE and
 // MQTT sides as they are now; the store's linked buttons and their saved last-heard times; the
 // engine's new links and forgets.
 
@@ -56,7 +56,7 @@ export function createSupervisor(options: {
 }
 
 /** `devices` rows: each linked device with its liveness, and whether its reports are authenticated
- * (CONTRACT.md section 19: `reports` for a keyed one). */
+ * (`reports` for a keyed one). */
 export function deviceRows(
   records: readonly DeviceRecord[],
   supervisor: Pick<Supervisor, 'liveness'>,

@@ -11,7 +11,7 @@ import { blocked, logBleState, type BleCondition, type BleSource, type BleSource
 import type { NobleRadio } from './noble-loader.js';
 import { powerOnRung, type PowerOnRung } from './power-on-rung.js';
 
-// The recovery ladder of the hub's radio, in one place (CONTRACT.md section 14). noble binds its
+// The recovery ladder of the hub's radio, in one place. noble binds its
 // HCI socket once and never again, so every way an adapter goes away ends the same: close that
 // noble, say `unavailable`, look for the adapter every second, open a fresh noble on it when it is
 // back (under the same hciN or a new one; found by its address when configured so). What an
@@ -33,9 +33,9 @@ import { powerOnRung, type PowerOnRung } from './power-on-rung.js';
 
 /**
  * How often an absent adapter is looked for, and how long after a fault the first look waits. A
- * readdir of /sys/class/bluetooth costs microseconds; one second leaves nine of the ten seconds the
- * contract allows for opening noble and starting the scan, and keeps a fault that repeats at once
- * (an adapter that fails each open) at one attempt a second.
+ * readdir of /sys/class/bluetooth costs microseconds; one second leaves nine of the ten seconds
+ * allowed from an adapter appearing to its scan for opening noble and starting the scan, and keeps
+ * a fault that repeats at once (an adapter that fails each open) at one attempt a second.
  */
 export const ADAPTER_POLL_MS = 1_000;
 /**

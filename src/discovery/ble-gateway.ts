@@ -13,7 +13,7 @@ export const GATEWAY_SOURCE_PREFIX = 'ble-gateway';
 /**
  * Gateways told apart as sources. Supervision keeps a clock per source and each linked button a
  * hearing per source, so a gateway name is state: anyone on the broker can publish under new
- * names by the ten thousand (issue 36). Real gateways, a few per building, are heard first and
+ * names by the ten thousand. Real gateways, a few per building, are heard first and
  * keep their names; past this, every further name is one source, OTHER_GATEWAYS.
  */
 export const MAX_GATEWAY_SOURCES = 256;

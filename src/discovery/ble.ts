@@ -66,7 +66,7 @@ const RSSI_UNKNOWN = 127;
 /**
  * After another program stops the scan or resets the controller, the scan is started again this
  * much later: long enough that a program stopping it in a loop (a kernel passive scan beside
- * bluetoothd) is not fought at full speed, short enough for the contract's 5 s.
+ * bluetoothd) is not fought at full speed, short enough to be scanning again within 5 s.
  */
 export const RESTART_AFTER_STOP_MS = 1_000;
 /**
@@ -176,7 +176,7 @@ export function startBleSource(options: BleSourceOptions): BleSource {
     const sighting: Sighting = { deviceId: match.deviceId, source, at: now(), profile: match.profile };
     if (peripheral.rssi !== RSSI_UNKNOWN) sighting.rssi = peripheral.rssi;
     if (match.deviceTypeId !== undefined) sighting.deviceTypeId = match.deviceTypeId;
-    // Only a button's service data is read, never a phone's (docs/performance.md, BLE flood).
+    // Only a button's service data is read, never a phone's (docs/reference/performance.md).
     if (addBthome(sighting, peripheral.advertisement.serviceData, peripheral.address)) counters.batteryDropped += 1;
     // Called from noble's socket handler: an error here must not escape into the native socket.
     try {

@@ -1,7 +1,7 @@
 import type { Sighting } from './sighting.js';
 
 // BTHome v2 service data (UUID 0xFCD2, https://bthome.io/format): what a button says of its
-// battery (CONTRACT.md section 17). Read only for an advertisement a profile already matched, so
+// battery. Read only for an advertisement a profile already matched, so
 // nothing here runs for the phones and beacons that make most of the radio's traffic.
 //
 // The data: one byte of device information (bit 0 encrypted, bit 1 a 6-byte MAC follows, bit 2

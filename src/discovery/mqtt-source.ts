@@ -49,7 +49,7 @@ export function startMqttSource(options: MqttSourceOptions): MqttSource {
       return;
     }
     // The broker's stored copy of an old message says nothing of the button now: supervision must
-    // not take it for a report at each (re)connect (CONTRACT.md section 17).
+    // not take it for a report at each (re)connect.
     if (retained === true) reading.retained = true;
     try {
       onSighting(reading);

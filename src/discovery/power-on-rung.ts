@@ -13,12 +13,12 @@ import type { PowerAnswer } from './adapter-power.js';
 // adapter stays open; the ladder stops the rung when the kernel no longer lists it. Only an answer
 // that a person must act on (an rfkill block, a permission) ends the asking, said once. Once the
 // adapter has scanned, nothing is asked again: an adapter someone powers off afterwards stays off
-// (CONTRACT 14: `powered-off` until they power it on).
+// (`powered-off` until they power it on).
 
 /** The first wait after a "not yet" answer. */
 export const POWER_ON_RETRY_FIRST_MS = 500;
 /**
- * The longest wait between two asks. Section 14 gives an adapter that appears 10 s to be scanning;
+ * The longest wait between two asks. An adapter that appears is to be scanning within 10 s;
  * a ready adapter is asked within this, leaving the rest for noble to see it up and start the scan.
  * Each ask is one command on a control socket: nothing to save by waiting longer.
  */

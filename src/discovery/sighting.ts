@@ -10,7 +10,7 @@ export interface Sighting {
   deviceTypeId?: number;
   /** When it was heard, on the monotonic clock (src/clock.ts): it measures ages, never a date. */
   at: number;
-  /** Battery percent, 0 to 100, when the report carries one (CONTRACT.md section 17); a value out
+  /** Battery percent, 0 to 100, when the report carries one; a value out
    * of range never gets here: the source drops it and counts it. */
   battery?: number;
   /** The report flags the battery low (BTHome v2 object 0x15). */
@@ -20,7 +20,7 @@ export interface Sighting {
   /** A retained MQTT message: the broker's copy of an old report, not a sign of life now. */
   retained?: true;
   /** Encrypted BTHome service data (after the UUID) and the address it came from (noble's, or a
-   * gateway's `id`): only the button's key reads it (src/authentication/, CONTRACT.md section 19). */
+   * gateway's `id`): only the button's key reads it (src/authentication/). */
   sealed?: { data: Uint8Array; address: string };
   /** It carried BTHome service data without encryption. */
   plainBthome?: true;
@@ -29,7 +29,7 @@ export interface Sighting {
 }
 
 /**
- * A reported battery as the whole percent a sighting carries (CONTRACT.md section 17), or undefined
+ * A reported battery as the whole percent a sighting carries, or undefined
  * when it is no number or out of 0 to 100 (the caller drops and counts it). Gateways and Zigbee
  * devices may send a fraction (`"batt": 87.5`): it is rounded, since the store keeps whole percents.
  */

@@ -4,7 +4,7 @@ import { startMqttSource, type MqttSource, type MqttSourceOptions } from './mqtt
 
 // Whether the software that hears buttons for the hub is up, as it tells the broker: a BLE
 // gateway's last will (Theengs Gateway, OpenMQTTGateway: `<base>/<gateway>/LWT`, `online` or
-// `offline`) and Zigbee2MQTT's `<base>/bridge/state`. Supervision (CONTRACT.md section 17) reads
+// `offline`) and Zigbee2MQTT's `<base>/bridge/state`. Supervision reads
 // it so that a button only a dead gateway could hear is `unknown`, never `missing`.
 
 /** `online` or `offline`, any case, blanks around: the words both gateways and old Zigbee2MQTT send. */

@@ -7,7 +7,7 @@ import { readLivenessWord } from './source-liveness.js';
 // (`<base>/bridge/devices`, friendly name to IEEE address and definition), each device's own
 // reports (`<base>/<friendly name>`, often with `battery` and `battery_low`), and the bridge's
 // own state (`<base>/bridge/state`). A button's report is a sign of life for supervision
-// (CONTRACT.md section 17) and carries its battery.
+// and carries its battery.
 
 /**
  * The device list carries every device's `exposes`: a few kilobytes each, so a large network's

@@ -11,7 +11,7 @@ import { readBridgeState } from './zigbee-devices.js';
 // profile; its IEEE address (`0x00124b00088ccd58`) is the deviceId and `zigbee2mqtt` the source.
 // Every other event (joined, announce, leave, an interview started or failed) is heard and ignored.
 // A known button's own reports are sightings too (zigbee-buttons.ts), and the bridge's state
-// (`<base>/bridge/state`) is the source's liveness, for supervision (CONTRACT.md section 17).
+// (`<base>/bridge/state`) is the source's liveness, for supervision.
 
 export const ZIGBEE_SOURCE = 'zigbee2mqtt';
 export const MAX_BRIDGE_EVENT_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-// A mosquitto bridge from a hub's broker to a central one (CONTRACT.md section 16), built from a
+// A mosquitto bridge from a hub's broker to a central one, built from a
 // few typed fields as thin-edge.io builds its bridges: every line comes from one field here, so
 // no hand-edited text drifts between hubs. The checks on the fields are in bridge-input.ts.
 

@@ -1,6 +1,6 @@
 import { PanicPairError } from '../errors.js';
 
-// `--central URL,URL,...` and `--central-protocol` (CONTRACT.md section 16): one central broker,
+// `--central URL,URL,...` and `--central-protocol`: one central broker,
 // or the nodes of a cluster. Shared by `bridge-config` (which lists them all in the bridge) and
 // `fleet` (which reads from the first node that answers).
 

@@ -2,7 +2,7 @@ import { readGuardedFile } from '../config/file-access.js';
 import { PanicPairError } from '../errors.js';
 import { centralNodesOf, centralProtocolOf } from './central-addresses.js';
 
-// `fleet`'s flags checked into what its connection needs (CONTRACT.md section 16): the central
+// `fleet`'s flags checked into what its connection needs: the central
 // broker's address (or each node's, for a cluster), the MQTT version when one is named, and, for
 // mqtts://, the CA and this reader's own certificate, read now so a bad file is named (exit 2)
 // before anything connects.

@@ -15,7 +15,8 @@ import { FLEET_FILTERS } from './central-topics.js';
 // have also paused for SETTLE_MS. A broker whose ACL refuses the marker (an MQTT 5 PUBACK
 // refusal) leaves the quiet rule alone: no retained copy for QUIET_MS. A marker accepted but never
 // seen (a 3.1.1 broker drops a refused publish in silence) falls back on it after MARKER_GRACE_MS.
-// READ_LIMIT_MS bounds it all. docs/fleet.md and docs/performance.md say what this costs.
+// READ_LIMIT_MS bounds it all. docs/operator/monitoring.md and docs/reference/performance.md say
+// what this costs.
 
 /** With the marker back, retained copies paused this long: the burst is over. */
 export const SETTLE_MS = 500;

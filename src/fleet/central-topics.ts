@@ -1,6 +1,6 @@
 import { CENTRAL_ROOT } from './bridge.js';
 
-// What `fleet` reads from the central broker (CONTRACT.md section 16): three retained topics a
+// What `fleet` reads from the central broker: three retained topics a
 // hub, under `hubs/<hub-id>/`, as the bridge (bridge.ts) carries them there.
 
 export type HubTopicKind = 'health' | 'status' | 'bridge';

@@ -1,7 +1,7 @@
 import { PanicPairError } from '../errors.js';
 import type { CentralSettings } from './central-input.js';
 
-// `fleet` on a cluster (CONTRACT.md section 16): the nodes in the order given, the first that
+// `fleet` on a cluster: the nodes in the order given, the first that
 // answers read. A node that refuses (a cluster without its quorum refuses every MQTT connect) is
 // passed over; when none answers, that is the answer: exit 2 naming every address tried, and no
 // rows, since rows from a part of a cluster could call a hub healthy or offline wrongly.

@@ -3,7 +3,7 @@ import type { HubRow } from './hub-row.js';
 // `fleet --json`: the rows as one JSON array, the same text `JSON.stringify(rows, null, 2)` makes,
 // written a few hundred rows at a time, each part's rows made only then. Built whole, 100,000 rows
 // were a 45 MB string, its copy with the newline and its 45 MB Buffer at once: over 100 MB of the
-// reader's peak RSS (docs/performance.md, "A fleet on a NATS cluster").
+// reader's peak RSS (docs/reference/performance.md).
 
 /** Rows a write: small next to the rows themselves, large enough that writes stay few. */
 const ROWS_A_WRITE = 500;

@@ -28,7 +28,7 @@ export async function readFleet(settings: CentralSettings): Promise<FleetSnapsho
 /**
  * The rows worst first, each made when a part of them is asked for: `--json` writes 100,000
  * rows a few hundred at a time, so they are never all held beside the facts they come from
- * (about 360 bytes a row; docs/performance.md, "A fleet on a NATS cluster"). An array of rows
+ * (about 360 bytes a row; docs/reference/performance.md). An array of rows
  * answers the same `length` and `slice`.
  */
 export class SnapshotRows {

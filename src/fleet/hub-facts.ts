@@ -35,8 +35,8 @@ interface KnownWord<T extends string> {
 
 /**
  * Each word's reading and retained fact, one object each for the whole fleet rather than two a
- * hub: for 100,000 hubs' status and bridge, four objects rather than 400,000 (docs/performance.md,
- * "A fleet on a NATS cluster"). Frozen, since they are shared.
+ * hub: for 100,000 hubs' status and bridge, four objects rather than 400,000
+ * (docs/reference/performance.md). Frozen, since they are shared.
  */
 function known<T extends string>(words: Record<string, T>): Map<string, KnownWord<T>> {
   const byText = new Map<string, KnownWord<T>>();

@@ -4,7 +4,7 @@ import type { ButtonCounts } from '../supervision/types.js';
 import { updateOutcomeSchema } from '../update/record.js';
 import type { UpdateOutcome } from '../update/words.js';
 
-// A hub's `hubs/<id>/health` as the central reader takes it (CONTRACT.md sections 16 and 17): the
+// A hub's `hubs/<id>/health` as the central reader takes it: the
 // daemon's HealthPayload (src/mqtt/topics.ts), checked field by field, since whatever a hub (or
 // anyone allowed to publish there) sent is outside input. Unknown fields are left out; words that
 // newer daemons may add (a `ble` state) are kept as strings rather than refused.
@@ -31,9 +31,9 @@ const healthSchema = z.object({
   devices: z.object({ total: count, linked: count, linking: count, rejected: count, failed: count }),
   uptimeSeconds: z.number().min(0),
   at: z.iso.datetime({ offset: true }),
-  // Hubs older than supervision (section 17) send none.
+  // Hubs older than supervision send none.
   buttons: buttonCounts.optional(),
-  // Hubs older than updates on probation (section 21) send none: no update recorded.
+  // Hubs older than updates on probation send none: no update recorded.
   update: updateOutcomeSchema.nullable().optional(),
 });
 
@@ -41,7 +41,7 @@ const healthSchema = z.object({
  * What a row needs of a health, all a reader keeps of it a hub: `ble`, `mqtt` and `devices` are
  * checked (a health that breaks them is unreadable) but not kept. 100,000 hubs' health is held at
  * once, so what many hubs say alike (a version, no problem, the same button counts) is kept once,
- * shared and frozen (docs/performance.md, "A fleet on a NATS cluster").
+ * shared and frozen (docs/reference/performance.md).
  */
 export interface HubHealth {
   version: string;

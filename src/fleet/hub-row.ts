@@ -4,12 +4,12 @@ import type { HubFacts } from './hub-facts.js';
 import { NO_PROBLEMS, type HubHealth } from './hub-health.js';
 import { clockTime, durationWords, shownId } from './words.js';
 
-// One row a hub, from what the central broker said about it (CONTRACT.md section 16), and the
+// One row a hub, from what the central broker said about it, and the
 // order an operator reads them in. Pure: the wall clock is passed in, as `now`.
 
 /**
  * Worst first: the order of `fleet`'s rows, and of this list. A hub rolled back to its version
- * before (CONTRACT.md section 21) runs, but a release failed on it: it comes before the merely
+ * before runs, but a release failed on it: it comes before the merely
  * unhealthy, whose problems are the site's.
  */
 export const HUB_STATES = ['offline', 'stale', 'unreadable', 'rolled-back', 'unhealthy', 'healthy'] as const;
@@ -81,7 +81,8 @@ export function rowOf(hub: HubFacts, now: number): HubRow {
 
 function verdictOf(hub: HubFacts, health: HubHealth | undefined, now: number): Verdict {
   const lastHealth = health === undefined ? 'no health seen' : `last health ${clockTime(health.atMs, now)}`;
-  // The bridge first: centrally, a dead bridge leaves the daemon's `online` standing (docs/fleet.md).
+  // The bridge first: centrally, a dead bridge leaves the daemon's `online` standing
+  // (docs/operator/monitoring.md).
   if (hub.bridge?.reading.ok === true && hub.bridge.reading.value === 'down') {
     const { changedAt } = hub.bridge;
     const reason = changedAt === null ? `its bridge is down; ${lastHealth}` : `its bridge went down ${clockTime(changedAt, now)}`;

@@ -2,7 +2,7 @@ import { messageOf } from '../errors.js';
 import type { CentralSettings } from './central-input.js';
 import type { CentralReader } from './central-reader.js';
 
-// `fleet --watch` after losing its node (CONTRACT.md section 16): the next node of the cluster
+// `fleet --watch` after losing its node: the next node of the cluster
 // that answers, in the order given, the lost one tried last; one broker is simply tried again.
 // A round in which no node answers (a cluster without its quorum, a broker restarting) is
 // followed by a pause, and the rounds go on until one answers or the watch is stopped.

@@ -4,7 +4,7 @@ import { pino, type DestinationStream } from 'pino';
 // back, a pipe nobody reads. pino's asynchronous destination keeps every line it is given until
 // it is written, without bound by default, so a reader that stalls under a flood of log lines (a
 // debug level and a hostile broker) would grow the daemon by whatever the lines add up to. Past
-// this many bytes waiting, further lines are dropped and counted, never kept (issue 36), and one
+// this many bytes waiting, further lines are dropped and counted, never kept, and one
 // line says how many were lost once the reader takes lines again.
 
 /** About 4,000 lines of the daemon's log: a stall of journald's some seconds under a flood. */

@@ -224,7 +224,7 @@ export function connectMqtt(options: MqttConnectionOptions): MqttConnection & Br
       requests.publish(topic, payload);
       // mqtt.js corks the socket for each packet and uncorks it on the next tick, which comes only
       // once every promise continuation queued in this turn has run: after a link, the link job's
-      // whole ending. A state someone waits for is written now (issue 36: 0.6 to 1 ms).
+      // whole ending. A state someone waits for is written now, 0.6 to 1 ms sooner.
       if (publishing?.now === true) client.stream?.uncork();
     },
     onStateChange(listener) {

@@ -3,7 +3,7 @@ import type { HealthReading } from './health.js';
 import type { MqttConnection } from './connection.js';
 import { healthTopic, type HealthPayload } from './topics.js';
 
-// CONTRACT.md section 16: `<prefix>/health` retained, on change and at most once a minute
+// `<prefix>/health` retained, on change and at most once a minute
 // otherwise. The hub's state is sampled rather than hooked at each of its sources (BLE, broker,
 // API, store, devices): one place decides, and a burst of changes (a bulk pairing) costs the
 // central broker at most one message a sample.
@@ -12,7 +12,7 @@ import { healthTopic, type HealthPayload } from './topics.js';
  * the reading is cheap (bench/fleet-load.mjs: the daemon at rest, this included, uses 0.03 % of
  * one core). */
 export const HEALTH_SAMPLE_MS = 1_000;
-/** The refresh when nothing changed: the contract's once a minute, so `at` and `uptimeSeconds`
+/** The refresh when nothing changed: once a minute, so `at` and `uptimeSeconds`
  * show a live hub, and a central broker that lost its retained messages has them back soon. */
 export const HEALTH_REFRESH_MS = 60_000;
 

@@ -9,7 +9,7 @@ export { birthTopic, configTopic, discoveryId, hubConfigFilter, hubNodeId, type 
 export { SUPERVISION_TEMPLATES } from './home-assistant-supervision.js';
 export { UPDATE_TEMPLATE } from './home-assistant-update.js';
 
-// What Home Assistant reads to show the hub and its buttons (CONTRACT.md sections 12 and 17): the
+// What Home Assistant reads to show the hub and its buttons, with their supervision: the
 // discovery config topics and their payloads, as pure functions of the hub and the store. A
 // payload depends only on settings and the record's customer, never on a state or a reading, so
 // configs change only when a button is added, becomes linked (its supervision entities), has its
@@ -20,7 +20,7 @@ export type ButtonRow = Pick<DeviceRow, 'deviceId' | 'customerId'> & Partial<Pic
 
 /** A battery is known when the row carries one; Home Assistant's battery sensor is published from then on. */
 export const batteryKnown = (row: ButtonRow): boolean => typeof row.battery === 'number';
-/** A keyed button (CONTRACT.md section 19) has an "Imitated" tamper sensor. */
+/** A keyed (trusted) button has an "Imitated" tamper sensor. */
 export const keyedRow = (row: ButtonRow): boolean => row.authenticated === true;
 
 export const LINK_STATES: readonly DeviceState[] = ['linking', 'linked', 'rejected', 'failed'];

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { statusTopic } from './topics.js';
 
-// Where this hub's discovery configs live and what names its entities and devices (CONTRACT.md
-// section 12): every id of `[a-zA-Z0-9_-]`, stable across restarts, apart from another hub's.
+// Where this hub's discovery configs live and what names its entities and devices:
+// every id of `[a-zA-Z0-9_-]`, stable across restarts, apart from another hub's.
 
 export interface HubIdentity {
   /** The hub's MQTT prefix (PANIC_PAIR_MQTT_PREFIX). */

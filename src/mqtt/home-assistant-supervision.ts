@@ -1,7 +1,7 @@
 import { availabilityTopic, supervisionTopic } from './topics.js';
 import { configTopic, discoveryId, hubAvailability, origin, uniqueId, type HubIdentity } from './home-assistant-ids.js';
 
-// What a linked button's supervision adds to its Home Assistant device (CONTRACT.md section 17):
+// What a linked button's supervision adds to its Home Assistant device:
 // "Missing" (a problem binary_sensor), "Last heard" (a timestamp) and, once a report carried one,
 // its battery. None of them uses the button's availability topic as Home Assistant availability:
 // a missing button would then show "unavailable" and hide the very problem it is.
@@ -39,7 +39,7 @@ export function supervisionConfigTopics(hub: HubIdentity, deviceId: string): str
 }
 
 /** A linked button's supervision entities, on its device (`device`); the battery only when known,
- * "Imitated" (a tamper binary_sensor, CONTRACT.md section 19) only for a keyed button. */
+ * "Imitated" (a tamper binary_sensor) only for a keyed button. */
 export function supervisionConfigs(hub: HubIdentity, deviceId: string, device: object, withBattery: boolean, keyed = false): Map<string, string> {
   const shared = { qos: 1, ...hubAvailability(hub), device, origin: origin(hub) };
   const configs = new Map<string, string>();

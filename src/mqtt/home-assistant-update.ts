@@ -1,7 +1,7 @@
 import { configTopic, hubAvailability, origin, uniqueId, type HubIdentity } from './home-assistant-ids.js';
 import { healthTopic } from './topics.js';
 
-// The hub's `update` entity in Home Assistant (CONTRACT.md section 21): the version it runs and,
+// The hub's `update` entity in Home Assistant: the version it runs and,
 // while a rollback is where its latest update stands, the version rolled back from, with why.
 // Its state is the retained `<prefix>/health`, which already carries both: the config itself is
 // fixed for the hub and changes with nothing the hub does. No command topic: nothing on MQTT

@@ -19,7 +19,7 @@ import {
 import { planDiscovery, type DiscoveryPlan } from './home-assistant-plan.js';
 import { statusTopic } from './topics.js';
 
-// Home Assistant MQTT discovery (CONTRACT.md section 12): keeps this hub's retained config topics
+// Home Assistant MQTT discovery: keeps this hub's retained config topics
 // equal to the store. Only subscribes to its own configs and Home Assistant's birth: nothing on
 // MQTT can start a pairing.
 //
@@ -99,7 +99,7 @@ export function startHomeAssistant(options: HomeAssistantOptions): HomeAssistant
   // Every config message that comes back asks whether its topic is still wanted: the hub's own, or
   // one a stored button may have. The set is read from the store once a connect and then kept
   // button by button (a stored device is told as it is linked, and as it is forgotten): rebuilt at
-  // each change, a window of 1,000 links cost the square of their number (issue 50).
+  // each change, a window of 1,000 links cost the square of their number.
   const hubTopics = new Set(hubConfigs(hub).keys());
   let heldTopics: Set<string> | undefined;
   const isWanted = (topic: string): boolean => hubTopics.has(topic) || (heldTopics ??= held()).has(topic);

@@ -2,7 +2,7 @@ import type { AvailabilityPayload, ButtonLiveness, SupervisionPayload } from '..
 import type { MqttConnection } from './connection.js';
 import { availabilityTopic, supervisionTopic } from './topics.js';
 
-// A linked button's liveness on MQTT (CONTRACT.md section 17), kept apart from its link state as
+// A linked button's liveness on MQTT, kept apart from its link state as
 // Zigbee2MQTT keeps availability apart from state, in the form others already read:
 // `<prefix>/devices/<id>/availability` `{"state":"online"|"offline"}`, and beside it
 // `<prefix>/devices/<id>/supervision` for what Home Assistant's battery and "Last heard" show.

@@ -5,7 +5,7 @@ import type { StatusReport } from '../status/status-report.js';
 import type { AvailabilityPayload, ButtonCounts, SupervisionPayload } from '../supervision/types.js';
 import type { UpdateOutcome } from '../update/words.js';
 
-// Every topic the daemon uses, with its direction and payload (CONTRACT.md section 5), in one
+// Every topic the daemon uses, with its direction and payload, in one
 // place, so a topic name or a payload shape can only change here.
 
 /** `<prefix>/announce`, in: a button asks to be seen. Checked by src/discovery/announce.ts. */
@@ -21,7 +21,7 @@ export type StatusPayload = 'online' | 'offline';
 /** `<prefix>/devices/<deviceId>`, out, retained, on each state change. */
 export interface DeviceStatePayload {
   state: DeviceState;
-  /** Whose button (CONTRACT.md section 10): the hub's customer or one of its household. */
+  /** Whose button: the hub's customer or one of its household. */
   customerId: number;
   linkId?: number;
   /** ISO-8601 of the state change. */
@@ -37,7 +37,7 @@ export interface EntitlementPayload {
 }
 
 /**
- * `<prefix>/health`, out, retained (CONTRACT.md section 16): what `status` says, in brief, for a
+ * `<prefix>/health`, out, retained: what `status` says, in brief, for a
  * central broker watching a fleet. Published on change and at most once a minute otherwise.
  */
 export interface HealthPayload {
@@ -49,7 +49,7 @@ export interface HealthPayload {
   ble: StatusReport['ble'];
   mqtt: StatusReport['mqtt'];
   devices: StatusReport['devices'];
-  /** CONTRACT.md section 17: the linked buttons by supervision; `problems` names the missing and low ones. */
+  /** The linked buttons by supervision; `problems` names the missing and low ones. */
   buttons: ButtonCounts;
   /** On the monotonic clock: right even after the wall clock jumped. */
   uptimeSeconds: number;
@@ -95,7 +95,7 @@ export function deviceTopic(prefix: string, deviceId: string): string {
   return `${prefix}/devices/${deviceId}`;
 }
 
-/** `<prefix>/devices/<deviceId>/availability`, out, retained (CONTRACT.md section 17). */
+/** `<prefix>/devices/<deviceId>/availability`, out, retained: a linked button heard or missing. */
 export function availabilityTopic(prefix: string, deviceId: string): string {
   return `${deviceTopic(prefix, deviceId)}/availability`;
 }

@@ -1,11 +1,11 @@
 import { errorKindOf, PanicPairError } from '../errors.js';
 import type { CustomerGates } from './customer-gates.js';
 
-// Which customer a request may link buttons to, checked before any waiting (CONTRACT.md section 10).
+// Which customer a request may link buttons to, checked before any waiting.
 
 /**
  * Refuses early a customer outside the household or not entitled. An outage is no answer: it is
- * left to the link itself, whose own check rides it out (CONTRACT.md section 9) before any POST.
+ * left to the link itself, whose own check rides it out before any POST.
  */
 export async function requireMember(gates: CustomerGates, customerId: number): Promise<void> {
   try {

@@ -10,7 +10,7 @@ export interface HouseholdEntry {
   role: HouseholdRole;
 }
 
-// CONTRACT.md section 10: the hub's customer C has a gate of its own (entitlement-gate.ts), which
+// The hub's customer C has a gate of its own (entitlement-gate.ts), which
 // also learns C's household. Every other customer N of that household has a gate beside it, asking
 // N's own subscription list, cached for the TTL as C's is. Only customers in the household get a
 // gate, so nothing from outside can grow this map.

@@ -6,7 +6,7 @@ import type { ApiHealth } from './api-health.js';
 import { entitlementIsFresh } from './decisions.js';
 import type { EntitlementState } from './types.js';
 
-// CONTRACT.md section 4: no link is attempted for a customer not entitled at that moment. A
+// No link is attempted for a customer not entitled at that moment. A
 // positive answer is reused for the TTL; a negative one, or an error, is asked again next time.
 // Callers that arrive while a check is under way share it (one GET for a burst of 300 buttons).
 export class EntitlementGate {
@@ -23,7 +23,7 @@ export class EntitlementGate {
   #state: EntitlementState;
   #inFlight: Promise<EntitlementState> | undefined;
   #lastError: unknown;
-  /** CONTRACT.md section 10, learned from the same answer: this customer alone until one is read. */
+  /** The customer's household, learned from the same answer: this customer alone until one is read. */
   #household: HouseholdMember[];
 
   constructor(options: {

@@ -26,7 +26,7 @@ export interface LinkJobContext {
   defaultDeviceTypeId: number | undefined;
   api: PanicApi;
   store: DeviceStore;
-  /** Entitlement of the hub's customer and of its household (CONTRACT.md sections 4 and 10). */
+  /** Entitlement of the hub's customer and of its household. */
   gates: CustomerGates;
   health: ApiHealth;
   /** Jobs writing their `linking` record or waiting for a request slot. */
@@ -53,7 +53,8 @@ export interface LinkTarget {
 
 /**
  * One link, start to end: entitlement, `linking` written durably, the POST, the outcome written.
- * CONTRACT.md section 8: when `linking` cannot be written, no request goes out.
+ * When `linking` cannot be written, no request goes out: the API never links a
+ * device the store could lose.
  */
 export async function runLinkJob(
   context: LinkJobContext,

@@ -11,7 +11,7 @@ export interface Job {
   promise: Promise<LinkOutcome>;
   /** Asked for by an installer or left by a crash (not automatic pairing): retried in the background. */
   asked: boolean;
-  /** Whose button this job links (CONTRACT.md section 10). */
+  /** Whose button this job links: the hub's customer or one of its household. */
   customerId: number;
   /** What started it, to start it again after a passing failure. */
   sighting: Sighting;

@@ -1,6 +1,6 @@
 import type { LinkOutcome, OutageWait } from './types.js';
 
-// CONTRACT.md section 9: `pair <id> --timeout S` and `pair --window S` go on trying a link that
+// `pair <id> --timeout S` and `pair --window S` go on trying a link that
 // failed for a passing reason (the API unreachable, 5xx, 429, a time-out, a certificate not yet
 // valid) until their time is up. On a hub behind 4G or a flaky Wi-Fi an outage of a few seconds
 // is ordinary; the installer on site must not be told it failed while it is still being tried.

@@ -1,6 +1,6 @@
 import type { DeviceRecord } from '../store/record.js';
 
-// CONTRACT.md section 10: one button, one link. A button belongs to the customer of its record
+// One button, one link. A button belongs to the customer of its record
 // once a POST may have reached the API for it: `linked`, `linking` (a request in flight or cut by
 // a crash) and `failed` (a request whose answer was lost may still have linked it). A `rejected`
 // button was refused by the API and belongs to nobody. The API has no unlink, so a button that

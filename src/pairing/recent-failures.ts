@@ -1,8 +1,8 @@
 // When each device's last link attempt failed, so that its sightings are held back for a while
 // (decisions.ts: a flood of sightings must not hammer a failing API). Bounded in count, not only
 // by the cool-down: a window open while anyone announces made-up ids by the ten thousand, or
-// `pair` in a loop with new ids against a failing API, left an entry per id for the daemon's life
-// (issue 36). A failure matters only for the longest cool-down (30 s); past the cap the oldest
+// `pair` in a loop with new ids against a failing API, left an entry per id for the daemon's life.
+// A failure matters only for the longest cool-down (30 s); past the cap the oldest
 // failure goes first, the one whose cool-down ends first.
 
 import { setNewest } from '../newest-kept.js';

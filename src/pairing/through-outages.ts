@@ -20,7 +20,7 @@ export interface OutageContext {
 }
 
 /**
- * A job seen through passing failures (CONTRACT.md section 9): after each, a short wait shown
+ * A job seen through passing failures: after each, a short wait shown
  * to the installer, then the link again, until it ends another way or `signal` fires (the
  * time is up) or `tryAgain` says the next try comes too late. Resolves with the last outcome.
  */

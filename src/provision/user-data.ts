@@ -1,4 +1,4 @@
-// The #cloud-config user-data for one hub (CONTRACT section 15): the settings and the secrets in
+// The #cloud-config user-data for one hub: the settings and the secrets in
 // owner-only files, the unit enabled and restarted once they are in place, then the secrets taken
 // off the boot partition. A pure function of the hub: the same input gives the same file.
 import { UNIT_TOKEN_FILE } from '../check/token-check.js';

@@ -1,5 +1,6 @@
-// The spec's request table for `POST /panic-api/v2/devices` (section 4.1), checked field by field so
-// every way a body can break it gets its own 400 message.
+// The request table of the panic-api v2 specification (its section 4.1) for
+// `POST /panic-api/v2/devices`, checked field by field so every way a body can break it gets
+// its own 400 message.
 
 export interface LinkBody {
   customerId: number;

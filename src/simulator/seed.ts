@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { PanicPairError } from '../errors.js';
 
-// The customers the simulator serves (CONTRACT.md section 7). Subscriptions are loose objects: a
-// field the spec does not list is passed through to the reply, so clients can be tested with it.
+// The customers the simulator serves. Subscriptions are loose objects: a field the panic-api v2
+// specification does not list is passed through to the reply, so clients can be tested with it.
 
 const seedSubscriptionSchema = z.looseObject({
   id: z.int(),

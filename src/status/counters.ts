@@ -11,10 +11,10 @@ export interface Counters {
   apiErrors: number;
   /**
    * Battery values out of range (BTHome, a gateway's `batt`, a Zigbee2MQTT report) left off their
-   * sightings; the sightings themselves were kept (CONTRACT.md section 17).
+   * sightings; the sightings themselves were kept.
    */
   batteryDropped: number;
-  /** Reports of keyed buttons refused (CONTRACT.md section 19): a check that fails, */
+  /** Reports of keyed buttons refused: a check that fails, */
   forged: number;
   /** a counter not greater than the last counted one, */
   replayed: number;

@@ -4,8 +4,8 @@ import type { RefusalReport } from '../mqtt/refusals.js';
 import type { ButtonCounts } from '../supervision/types.js';
 import type { UpdateOutcome } from '../update/words.js';
 
-// What `status --json` prints. CONTRACT.md section 2 fixes customerId, entitled, mqtt, ble and
-// counters; the rest is for the installer.
+// What `status --json` prints. customerId, entitled, mqtt, ble and counters are always there, for
+// scripts (docs/reference/cli.md); the rest is for the installer.
 export interface StatusReport {
   version: string;
   pid: number;
@@ -17,7 +17,7 @@ export interface StatusReport {
   problems: string[];
   customerId: number;
   entitled: boolean | null;
-  /** The customers this hub may link buttons to (CONTRACT.md section 10), the hub's own first. */
+  /** The customers this hub may link buttons to, the hub's own first. */
   household: number[];
   entitlementCheckedAt?: string;
   token: TokenState;
@@ -31,7 +31,7 @@ export interface StatusReport {
   mqttRefusals?: RefusalReport;
   ble: 'off' | 'starting' | 'scanning' | 'unavailable' | 'unauthorized' | 'powered-off' | 'blocked';
   bleReason?: string;
-  /** CONTRACT.md section 14: the adapter in use (its address once read), or null while none is. */
+  /** The adapter in use (its address once read), or null while none is. */
   bleAdapter: { name: string; address: string | null } | null;
   /** Real recoveries of the radio: adapters opened again after a fault, scans started again after a stop or reset. */
   bleRestarts: number;
@@ -40,7 +40,7 @@ export interface StatusReport {
   /** Writes since start, with their fsyncs and bytes: what the store costs the SD card. */
   store: { ok: boolean; path: string; error?: string; writes?: number; fsyncs?: number; bytesWritten?: number };
   devices: { total: number; linked: number; linking: number; rejected: number; failed: number };
-  /** CONTRACT.md section 17: the linked buttons by supervision, and those with a low battery. */
+  /** The linked buttons by supervision, and those with a low battery. */
   buttons: ButtonCounts;
   /** PANIC_PAIR_SUPERVISION; older daemons send none. */
   supervision?: 'on' | 'off';

@@ -1,4 +1,4 @@
-// The keys of keyed buttons (CONTRACT.md section 19), in `button-keys.json` beside the pairing
+// The keys of keyed buttons, in `button-keys.json` beside the pairing
 // store: a file of its own, mode 0600 in the state dir (0700), so that no record, row or reply
 // built from the pairing store can ever carry a key. Written with the same four-step durable
 // write; a key is durable before its button's link is posted, and removed by `forget`.

@@ -12,7 +12,7 @@
 // handles: each step is still one call on libuv's thread pool (never a synchronous call, so a
 // stalled SD card cannot freeze the daemon), without a promise and a handle's bookkeeping around
 // each. Two of these writes stand between a button's announcement and its `linked` state
-// (docs/performance.md, issue 36).
+// (docs/reference/performance.md).
 import * as nodeFs from 'node:fs';
 import path from 'node:path';
 import { PanicPairError } from '../errors.js';

@@ -1,6 +1,6 @@
 // The heard section is saved whole at each change of a button's supervision (a new link is one),
 // yet between two saves most buttons' entries are the same. Checked whole against the schema each
-// time, a burst of links cost the square of the store's size (issue 36). Each entry is checked
+// time, a burst of links cost the square of the store's size. Each entry is checked
 // once and encoded once while it stays the same: what is compared and kept is the entry's JSON,
 // which is exactly what goes to disk, so a file the next start would refuse is still never written.
 // Keys of a newer minor version read with an entry go back to disk with it while it is saved.

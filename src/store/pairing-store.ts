@@ -146,7 +146,7 @@ export class PairingStore {
     await this.#enqueue(canonical.deviceId, { record: canonical, json: JSON.stringify(canonical) });
   }
 
-  /** When each linked button was last heard, as last saved (CONTRACT.md section 17). */
+  /** When each linked button was last heard, as last saved. */
   heard(): Readonly<HeardSection> | undefined {
     return this.#heard?.section;
   }

@@ -2,12 +2,12 @@
 // update (src/update/, bundled into one small file) can read a store's version without the schema.
 
 /** The schemaVersion this build writes. A newer file is refused, never rewritten. Version 2 added
- * `heard` (CONTRACT.md section 17); a version 1 file is read as one with nothing heard yet.
- * Version 3 added each keyed button's last counted `counter` to `heard` (section 19); a version 2
+ * `heard` (each linked button's last-heard time); a version 1 file is read as one with nothing
+ * heard yet. Version 3 added each keyed button's last counted `counter` to `heard`; a version 2
  * file is read as one whose keyed buttons have counted nothing yet.
  *
  * A failed update is rolled back to the release before, which must still read the store the newer
- * one wrote (docs/install.md). So a release that changes the store:
+ * one wrote (docs/operator/updates.md). So a release that changes the store:
  * - adds keys older code can ignore (an additive change) by raising only STORE_MINOR_VERSION: an
  *   older release of the same schemaVersion reads the file whatever its minorVersion, and keeps
  *   each key it does not know verbatim, with its record, through every rewrite (kept-keys.ts);

@@ -1,5 +1,5 @@
 // One linked button under supervision: when each source last heard it, its battery, its learned
-// interval, and the rule that turns these into a Supervision word (CONTRACT.md section 17).
+// interval, and the rule that turns these into a Supervision word.
 import { deadlineOf, IntervalLearner } from './deadline.js';
 import type { SourceClocks } from './source-clocks.js';
 import type { Supervision } from './types.js';

@@ -1,8 +1,8 @@
-// A linked button's deadline (CONTRACT.md section 17): the profile's supervisionSeconds when set,
+// A linked button's deadline: the profile's supervisionSeconds when set,
 // else learned from the button's own reports, as habluetooth learns an advertising interval, and
 // always between the floor and PANIC_PAIR_SUPERVISION_MAX_SECONDS.
 
-/** The contract's floor: never a deadline shorter than a minute. */
+/** The floor: never a deadline shorter than a minute. */
 export const DEADLINE_FLOOR_MS = 60_000;
 /** Reports closer than this are one report heard again (duplicates, several sources hearing the
  * same advertisement): they are no interval, and a 1 Hz button would otherwise learn 20 ms. */

@@ -1,6 +1,6 @@
 // The latest report of each button not linked yet, a few of them: the report that links a button
 // arrives before its link does (the engine posts it, then stores it), and it is the button's first
-// heard report, with its battery (CONTRACT.md section 17). Bounded, so a flood of made-up ids
+// heard report, with its battery. Bounded, so a flood of made-up ids
 // costs a map entry each and pushes out only the oldest.
 import type { Sighting } from '../discovery/sighting.js';
 import { setNewest } from '../newest-kept.js';

@@ -1,8 +1,8 @@
 // How long each source has been working, on the monotonic clock. Silence counts against a button
 // only while a source that can hear it works: time with the radio down, the broker away or a
-// gateway's last will said is nobody's evidence, so a failed source never makes a button missing
-// (CONTRACT.md section 17). Working time is summed, not taken from the last outage alone, so a
-// broker that drops for a few seconds every few minutes does not hide a silent button for ever.
+// gateway's last will said is nobody's evidence, so a failed source never makes a button missing.
+// Working time is summed, not taken from the last outage alone, so a broker that drops for a few
+// seconds every few minutes does not hide a silent button for ever.
 
 export type SourceUp = (source: string) => boolean;
 

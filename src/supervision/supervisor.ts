@@ -1,4 +1,4 @@
-// CONTRACT.md section 17: every linked button supervised. Sightings from every source come in on
+// Every linked button supervised. Sightings from every source come in on
 // the hot path (one map look-up and a few stores); a sweep every few seconds turns silence into
 // `missing` only while a source that can hear the button works, and saves the last-heard times at
 // most every SAVE_INTERVAL_MS at rest and at once when a button's supervision changes.
@@ -31,9 +31,9 @@ export interface SupervisorOptions {
   profiles: readonly Pick<Profile, 'name' | 'supervisionSeconds' | 'triggerOnly'>[];
   sourceUp: SourceUp;
   save(section: HeardSection): Promise<void>;
-  /** A keyed button's last counted counter (CONTRACT.md section 19), saved with its heard time. */
+  /** A keyed button's last counted counter, saved with its heard time. */
   counterOf?(deviceId: string): number | undefined;
-  /** Whether a keyed button is `imitated` now (section 19); undefined for a button with no key. */
+  /** Whether a keyed button is `imitated` now; undefined for a button with no key. */
   imitatedOf?(deviceId: string): boolean | undefined;
   logger: Logger;
   clock?: MonotonicClock;
@@ -305,7 +305,7 @@ export class Supervisor {
     this.#savePending = true;
     const previous = this.#saving;
     // A turn later: what asked for the save (a new link) has its retained `linked` state on its
-    // way to the broker before the save's encoding and file work begin (issue 36).
+    // way to the broker before the save's encoding and file work begin.
     const nextTurn = new Promise<void>((resolve) => setImmediate(resolve));
     this.#saving = (async () => {
       await previous;

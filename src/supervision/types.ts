@@ -1,6 +1,6 @@
 import type { DeviceRecord } from '../store/record.js';
 
-// CONTRACT.md section 17: the words and shapes of a linked button's supervision, shared by the
+// The words and shapes of a linked button's supervision, shared by the
 // engine that decides them and every output that shows them (CLI, status, MQTT, Home Assistant,
 // the installer's page, the fleet).
 
@@ -24,12 +24,12 @@ export interface ButtonLiveness {
   supervision: Supervision;
   /** Seconds of silence after which the button is `missing`; null when unsupervised. */
   deadlineSeconds: number | null;
-  /** A keyed button with a refused report in the last hour (CONTRACT.md section 19); absent for a
+  /** A keyed button with a refused report in the last hour; absent for a
    * button with no key. */
   imitated?: boolean;
 }
 
-/** CONTRACT.md section 19: how a keyed button's reports have fared. */
+/** How a keyed button's reports have fared. */
 export interface ReportCounts {
   verified: number;
   forged: number;

@@ -1,4 +1,4 @@
-// Supervision in the words an installer reads (CONTRACT.md section 17): "heard 3 min ago",
+// Supervision in the words an installer reads: "heard 3 min ago",
 // "missing for 2 h 10 min (last heard 09:14)", "battery 15 % (low)". Pure, with the time passed
 // in, so `devices`, `status` and the page say the same thing the same way; clock times are the
 // hub's local time (the installer on site reads the hub's clock, not UTC).

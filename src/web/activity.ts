@@ -1,6 +1,6 @@
 // What the installer started from the page and how it is going: the pairings asked for (each with
 // its live step) and the open pairing window (its countdown and outcomes), as states, kinds and
-// numbers that the page words in the installer's language (CONTRACT.md section 20). Kept here rather than
+// numbers that the page words in the installer's language. Kept here rather than
 // in a browser so that a phone that reconnects sees the same thing, and so every start is logged
 // with the address it came from.
 import { errorKindOf, messageOf, type ErrorKind } from '../errors.js';

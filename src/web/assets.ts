@@ -57,7 +57,7 @@ export function loadAssets(): PageAssets {
   const read = (file: string): Buffer => readFileSync(new URL(file, dir));
   const files = new Map<string, Asset>();
   for (const [route, { file, type }] of Object.entries(FILES)) files.set(route, { type, body: read(file) });
-  // One catalogue a language (CONTRACT.md section 20), fetched by the page for the language shown.
+  // One catalogue a language, fetched by the page for the language shown.
   for (const file of readdirSync(new URL('i18n/', dir)).filter((name) => name.endsWith('.json'))) {
     files.set(`/i18n/${file}`, { type: 'application/json; charset=utf-8', body: read(`i18n/${file}`) });
   }

@@ -1,4 +1,4 @@
-// The checks every request of the installer's page passes before anything else (CONTRACT 11):
+// The checks every request of the installer's page passes before anything else:
 // the Host a browser asked for (against DNS rebinding), the origin of state-changing requests
 // (against cross-site requests), and the headers that keep the page out of frames and scripts
 // out of the page.

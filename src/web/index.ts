@@ -1,4 +1,4 @@
-// The installer's page (CONTRACT 11): an HTTP(S) server in the daemon, loaded only when
+// The installer's page: an HTTP(S) server in the daemon, loaded only when
 // PANIC_PAIR_WEB_LISTEN is set. Every request passes the Host check, then the session and origin
 // checks its route needs; the page reaches the engine only through PageHandlers.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

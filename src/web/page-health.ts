@@ -1,4 +1,4 @@
-// The hub's health as the page needs it (CONTRACT.md section 20): states, numbers and names, never
+// The hub's health as the page needs it: states, numbers and names, never
 // the English sentences of `status`. Each problem of status is told by its kind and its figures, in
 // the same order; the page words it in the installer's language. A problem this file does not know
 // yet still counts, as `other`, so the page never says "healthy" while status does not.

@@ -1,5 +1,5 @@
-// What one client may send the installer's page, and for how long it may hold a connection
-// (issue 36). The page serves one installer with a phone: every bound below is far above what a
+// What one client may send the installer's page, and for how long it may hold a connection.
+// The page serves one installer with a phone: every bound below is far above what a
 // browser sends, and small enough that a flood of requests from the LAN costs the hub little. A
 // request over a bound is answered with a status that names it (413, 431, 408) and its connection
 // closed; nothing of it is kept.

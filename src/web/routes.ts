@@ -34,7 +34,7 @@ export async function pageAction(
   switch (route) {
     case '/api/pair': {
       // The engine decides whether the customer is in the household and entitled (fail closed).
-      // A button's key travels only over HTTPS (CONTRACT 19): refused, unread, over plain HTTP.
+      // A button's key travels only over HTTPS: refused, unread, over plain HTTP.
       const key = body.key === undefined || body.key === '' ? undefined : body.key;
       if (key !== undefined && (request.socket as { encrypted?: boolean }).encrypted !== true) {
         return sendJson(response, 400, { error: 'a button key is taken only over HTTPS', code: 'invalid' });

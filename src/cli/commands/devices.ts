@@ -7,8 +7,8 @@ import { askDaemon, type ClientOptions } from '../daemon.js';
 import { printJson, printLine, table } from '../render.js';
 
 // `panic-pair devices`: the pairing store as the daemon holds it, one row a device, and for a
-// linked button whether it is heard (CONTRACT.md section 17) in the words the page uses too, and
-// whether its reports are authenticated (section 19).
+// linked button whether it is heard, in the words the page uses too, and whether its reports are
+// authenticated.
 
 export function devicesTable(devices: readonly DeviceRow[], nowWall = Date.now(), context: SupervisionContext = {}): string {
   const rows = [...devices]

@@ -10,7 +10,7 @@ import { prometheusText } from '../../fleet/prometheus.js';
 import { EXIT } from '../exit-codes.js';
 import { printLine } from '../render.js';
 
-// `panic-pair fleet` (CONTRACT.md section 16): every hub's row from the central broker, or from
+// `panic-pair fleet`: every hub's row from the central broker, or from
 // the first node of a cluster that answers. Exit 0 when every hub is healthy, 1 otherwise (none
 // found included), 2 when the broker (every node of the cluster) cannot be read.
 

@@ -14,7 +14,7 @@ export async function forgetCommand(deviceId: string, options: ClientOptions): P
   if (typeof answer?.removed !== 'boolean') {
     throw new PanicPairError('failure', 'the daemon sent an answer to forget this client cannot read');
   }
-  // Exit 0 either way (CONTRACT.md: forget succeeds with 0): the device is not in the store
+  // Exit 0 either way: the device is not in the store
   // afterwards, which is what was asked; the note tells an installer who mistyped the id.
   printLine(answer.removed ? `forgot ${deviceId}` : `${deviceId} was not in the store`);
 }

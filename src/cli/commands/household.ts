@@ -3,7 +3,7 @@ import type { HouseholdEntry } from '../../pairing/customer-gates.js';
 import { askDaemon, type ClientOptions } from '../daemon.js';
 import { printJson, table } from '../render.js';
 
-// `panic-pair household`: the customers this hub may link buttons to (CONTRACT.md section 10),
+// `panic-pair household`: the customers this hub may link buttons to,
 // each with whether it is entitled now, so the installer knows what to give `pair --customer`.
 
 const ROLE_TEXT: Record<HouseholdEntry['role'], string> = {

@@ -14,9 +14,9 @@ import { waitText } from '../../pairing/outage.js';
 export interface PairOptions extends ClientOptions {
   window?: number;
   timeout?: number;
-  /** A customer of the household (CONTRACT.md section 10); the hub's own when left out. */
+  /** A customer of the household; the hub's own when left out. */
   customer?: number;
-  /** CONTRACT.md section 19: a file holding the button's key, or `-` for standard input. */
+  /** A file holding the button's key, or `-` for standard input. */
   keyFile?: string;
   json?: boolean;
 }

@@ -89,7 +89,7 @@ function bleLine(report: StatusReport): string {
   return parts.length === 0 ? state : `${state}; ${parts.join(', ')}`;
 }
 
-/** The linked buttons by supervision (CONTRACT.md section 17); older daemons send none. */
+/** The linked buttons by supervision; older daemons send none. */
 function buttonsLine(b: NonNullable<StatusReport['buttons']>): string {
   const parts = [`${b.online} online`, `${b.missing} missing`, `${b.unknown} not known yet`];
   if (b.unsupervised > 0) parts.push(`${b.unsupervised} not supervised`);
@@ -103,7 +103,7 @@ function mqttLine(report: StatusReport): string {
   return `${report.mqtt}${protocol}${report.mqttReason === undefined ? '' : `: ${report.mqttReason}`}`;
 }
 
-/** Keyed buttons' refused reports (CONTRACT.md section 19), named once there are any. */
+/** Keyed buttons' refused reports, named once there are any. */
 function refusedWords(counters: Partial<Record<'forged' | 'replayed' | 'plain', number>>): string {
   const { forged = 0, replayed = 0, plain = 0 } = counters;
   return forged + replayed + plain === 0 ? '' : `; keyed buttons' reports refused: forged ${forged}, replayed ${replayed}, plain ${plain}`;

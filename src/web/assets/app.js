@@ -211,7 +211,7 @@ translatePage();
 fillWindowLengths();
 languageControl($('language'));
 
-// A button's key (CONTRACT 19) is offered only over HTTPS, where it cannot be read on the way; it
+// A button's key is offered only over HTTPS, where it cannot be read on the way; it
 // leaves the field as it is sent, and the page keeps no copy.
 const keyField = $('button-key');
 if (location.protocol === 'https:') {

@@ -20,7 +20,7 @@ export function deviceShape(device) {
   return [stored, supervision === undefined ? null : [problem, battery !== null && battery !== undefined, batteryLow]];
 }
 
-/** The supervision of a linked button in words (CONTRACT.md section 17), aged since the snapshot arrived. */
+/** The supervision of a linked button in words, aged since the snapshot arrived. */
 function livenessText(device, receivedAt) {
   const silentMs = device.heardAgoMs === null || device.heardAgoMs === undefined ? null : device.heardAgoMs + (Date.now() - receivedAt);
   const lastHeard = (text) => (device.lastHeard ? t('live.lastHeard', { text, time: clock(device.lastHeard) }) : text);
@@ -63,7 +63,7 @@ export function renderDevices(devices, { live, rerender, forget }) {
   $('devices-empty').hidden = devices.length > 0;
   for (const device of devices) {
     const item = el('li', undefined, `device ${device.state}${device.problem ? ' problem' : ''}`);
-    // A silent button never looks linked and well (CONTRACT.md section 17).
+    // A silent button never looks linked and well.
     const missing = device.supervision === 'missing';
     item.dataset.state = missing ? 'missing' : device.state;
     const state = missing ? `⚠ ${t('deviceState.missing')}` : `${DEVICE_MARK[device.state] || ''} ${t(`deviceState.${device.state}`)}`;

@@ -1,5 +1,5 @@
 // The hub's health, the checks run from the page and the household, worded in the installer's
-// language from the states and numbers the hub sends (CONTRACT.md sections 11, 17 and 20).
+// language from the states and numbers the hub sends.
 import { clear, el, $ } from './dom.js';
 import { clock, duration, parts, percent, t } from './i18n.js';
 
@@ -78,7 +78,7 @@ export function renderHealth(status) {
   for (const [term, value] of facts) list.append(el('dt', t(term)), el('dd', value));
 }
 
-// CONTRACT.md section 17's counts, in words: a missing button never looks like a number alone.
+// The linked buttons' counts by supervision, in words: a missing button never looks like a number alone.
 function buttonsText(buttons) {
   const said = [t('count.online', { count: buttons.online })];
   if (buttons.missing) said.push(`⚠ ${t('count.missing', { count: buttons.missing })}`);

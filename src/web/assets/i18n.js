@@ -1,4 +1,4 @@
-// The page's words in the installer's language (CONTRACT.md section 20). Each language is one
+// The page's words in the installer's language. Each language is one
 // catalogue, /i18n/<language>.json, served by the hub like the rest of the page. Every number,
 // time, duration and plural is made by the browser's Intl for the language shown, never by hand.
 
