@@ -211,7 +211,7 @@ write_token() {
   local token="$ROOT$ETC/api-token"
   if [ -n "$token_file" ]; then install_secret "$token_file" api-token --token-file; fi
   if [ -f "$token" ]; then
-    # The owner is left as it is: docs/install.md shows a panic-pair-owned token for reload.
+    # The owner is left as it is: docs/operator/rotation.md shows a panic-pair-owned token for reload.
     chmod 0600 "$token"
     say "API token in $ETC/api-token (mode 0600)"
   else

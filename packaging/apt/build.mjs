@@ -4,7 +4,7 @@
 // tools: apt-ftparchive indexes, gpg signs, gpgv checks. Beside the archive it writes the public
 // keyring and a deb822 .sources file, the two files a hub needs to follow it. A run (re)writes one
 // suite; the pool is shared, so promoting a version from canary to stable is a second run with
-// the same packages and --suite stable. See docs/install.md, "Updates from a repository".
+// the same packages and --suite stable. See docs/operator/install.md and docs/operator/updates.md.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

@@ -17,7 +17,7 @@ export function sourcesName(suite) {
 export function sourcesFile({ url, suite }) {
   return `${[
     `# panic-pair's repository, suite ${suite}: /etc/apt/sources.list.d/panic-pair.sources on a hub,`,
-    `# with ${KEYRING_NAME} in /etc/apt/keyrings/ (docs/install.md, "Updates from a repository").`,
+    `# with ${KEYRING_NAME} in /etc/apt/keyrings/ (panic-pair's docs/operator/install.md).`,
     'Types: deb',
     `URIs: ${url}`,
     `Suites: ${suite}`,

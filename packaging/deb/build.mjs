@@ -4,7 +4,7 @@
 // modules that cannot be bundled (noble, the HCI module with its native part compiled for <arch>,
 // pino), the unit, sysusers.d and tmpfiles.d entries, settings as conffiles and debhelper-style
 // maintainer scripts.
-// Nothing is compiled, downloaded or run through npm on the hub. See docs/install.md.
+// Nothing is compiled, downloaded or run through npm on the hub. See docs/operator/install.md.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -129,7 +129,8 @@ place('etc/panic-pair/config.json', readFileSync(path.join(FILES, 'config.json')
 const doc = 'usr/share/doc/panic-pair';
 place(`${doc}/copyright`, copyrightFile(bundle.metafile, [...copied, 'node_modules/node-addon-api'], ROOT));
 place(`${doc}/changelog.gz`, gzipSync(changelogFile(version), { level: 9 }));
-place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'install.md')), { level: 9 }));
+// How to install and configure a hub: docs/operator/install.md (the unit's Documentation=).
+place(`${doc}/install.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'operator', 'install.md')), { level: 9 }));
 place(`${doc}/README.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'README.md')), { level: 9 }));
 // Every setting, with its variable and config.json key, and an example file to start from.
 place(`${doc}/settings.md.gz`, gzipSync(readFileSync(path.join(ROOT, 'docs', 'reference', 'configuration.md')), { level: 9 }));

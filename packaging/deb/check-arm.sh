@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the arm64 and armhf packages and loads each one's native module in a Debian root of that
 # architecture, run by qemu-user (binfmt): too slow for CI, run by hand before a release. Prints the
-# figures docs/install.md quotes. Root only (mmdebstrap, chroot).
+# figures of each package it loads. Root only (mmdebstrap, chroot).
 #
 #   packaging/deb/check-arm.sh [arm64] [armhf]
 #

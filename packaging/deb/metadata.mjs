@@ -52,7 +52,7 @@ export const UNIT_CODE_PLACEHOLDER = 'panic-pair-no-installer-code-yet';
 export function unitFile(source) {
   const unit = source
     .replace(/^# panic-pair: .*\n# .*\n/, '# panic-pair: the pairing daemon on a home hub, from the panic-pair Debian package.\n# Settings: /etc/panic-pair/config.json and /etc/panic-pair/api-token; see install.md.gz.\n')
-    .replace('Documentation=file:/opt/panic-pair/docs/install.md', 'Documentation=file:/usr/share/doc/panic-pair/install.md.gz')
+    .replace('Documentation=file:/opt/panic-pair/docs/operator/install.md', 'Documentation=file:/usr/share/doc/panic-pair/install.md.gz')
     .replace('ExecStart=/opt/panic-pair/bin/panic-pair.js run', 'ExecStart=/usr/bin/panic-pair run')
     .replace(
       /^(StartLimitBurst=.*)$/m,

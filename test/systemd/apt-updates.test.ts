@@ -14,14 +14,14 @@ import type { Container } from '../support/container.js';
 import { updateSuiteBoot } from '../support/update-suite.js';
 import { waitFor } from '../support/wait.js';
 
-// A hub that updates itself (CONTRACT 16): Debian 13 under systemd, as in the package test, with
-// unattended-upgrades and no source but the repository `npm run apt-repo` builds (a file:
-// repository in the container, so no network) and a decoy repository of another origin. Version
-// N is installed from the repository with apt and configured, a button paired; N+1 is published
-// and one `unattended-upgrade` run takes it, keeping settings, token and store, and restarting the
-// daemon; the decoy's upgrade is left alone. Then N+2 is published signed by another key: apt
-// refuses the repository and the hub keeps running N+1. Last, signed by its own key again with N
-// listed beside N+1, a pin above 1000 leaves the hub at N+1 until Allow-downgrade lets
+// A hub that updates itself (docs/operator/updates.md): Debian 13 under systemd, as in the package
+// test, with unattended-upgrades and no source but the repository `npm run apt-repo` builds (a
+// file: repository in the container, so no network) and a decoy repository of another origin.
+// Version N is installed from the repository with apt and configured, a button paired; N+1 is
+// published and one `unattended-upgrade` run takes it, keeping settings, token and store, and
+// restarting the daemon; the decoy's upgrade is left alone. Then N+2 is published signed by another
+// key: apt refuses the repository and the hub keeps running N+1. Last, signed by its own key again
+// with N listed beside N+1, a pin above 1000 leaves the hub at N+1 until Allow-downgrade lets
 // unattended-upgrades take it back to N.
 
 const TOKEN = 'apt-token-81c4f0a7e2';
@@ -74,7 +74,7 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     return JSON.parse(result.stdout) as { version: string; pid: number };
   };
   // The settings and token as they were, and every pairing of the store (its last-heard times,
-  // saved at each stop, move on: CONTRACT 17).
+  // saved at each stop, move on).
   const settings = () => [
     ...['/etc/panic-pair/config.json', '/etc/panic-pair/api-token'].map((file) => readFileSync(inside(file), 'utf8')),
     (JSON.parse(readFileSync(inside('/var/lib/panic-pair/pairings.json'), 'utf8')) as { devices: unknown }).devices,
@@ -116,7 +116,7 @@ describe.skipIf(skipReason !== undefined)(`updates from a signed repository, in 
     rmSync(inside('/etc/apt/sources.list.d'), { recursive: true, force: true });
     mkdirSync(inside('/etc/apt/sources.list.d'));
     mkdirSync(inside('/etc/apt/keyrings'), { recursive: true });
-    // As docs/install.md says: the two files the build wrote, copied to the hub.
+    // As docs/operator/install.md says: the two files the build wrote, copied to the hub.
     copyFileSync(inside(`${REPO}/panic-pair-archive-keyring.gpg`), inside('/etc/apt/keyrings/panic-pair-archive-keyring.gpg'));
     copyFileSync(inside(`${REPO}/panic-pair.sources`), inside('/etc/apt/sources.list.d/panic-pair.sources'));
     writeFileSync(inside('/etc/apt/sources.list.d/decoy.sources'), `Types: deb\nURIs: file:${DECOY}\nSuites: ./\nTrusted: yes\n`);

@@ -19,8 +19,9 @@ import { postCode, signIn } from '../support/web-page.js';
 // The Debian package as a hub gets it: `npm run deb -- --arch amd64` built twice (the second a
 // higher version), installed with apt in Debian 13 (trixie, its own nodejs 20.19) booted under
 // systemd by systemd-nspawn, with no compiler, no npm and no network beyond the host's loopback
-// (the API simulator and mosquitto). Install, configure as CONTRACT 13 says, READY, a pairing, the
-// installer's page turned on, an upgrade with a link in flight, remove, purge. Skips, saying why, where containers cannot run.
+// (the API simulator and mosquitto). Install, configure as docs/operator/install.md says, READY, a
+// pairing, the installer's page turned on, an upgrade with a link in flight, remove, purge. Skips,
+// saying why, where containers cannot run.
 
 const TOKEN = 'deb-token-5e2b7c91d4';
 const INSTALLER_CODE = 'deb-hub-label-7319';
@@ -114,7 +115,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect(check.stdout.trim().split('\n').at(-1)).toBe('once fixed: sudo systemctl restart panic-pair');
   });
 
-  it('configured as CONTRACT 13 says, it reaches READY and pairs a button', async () => {
+  it('configured as docs/operator/install.md says, it reaches READY and pairs a button', async () => {
     const config = { apiUrl: simulator.url, customerId: CUSTOMER_ID, mqttUrl: broker.url };
     await writeFile(inside('/etc/panic-pair/config.json'), `${JSON.stringify(config, null, 2)}\n`);
     await writeFile(inside('/etc/panic-pair/api-token'), `${TOKEN}\n`, { mode: 0o600 });
@@ -127,7 +128,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect((await box.check(['panic-pair', 'check'])).trim().split('\n').at(-1)).toBe('ready: every enabled check passed');
   });
 
-  it("turns the installer's page on as docs/install.md says: webListen, the code file, a restart", async () => {
+  it("turns the installer's page on as docs/operator/install.md says: webListen, the code file, a restart", async () => {
     const port = await freePort();
     const config = JSON.parse(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(inside('/etc/panic-pair/config.json'), `${JSON.stringify({ ...config, webListen: `127.0.0.1:${port}` }, null, 2)}\n`);
@@ -157,7 +158,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
       timeoutMs: STEP_MS,
     });
     await apt('install', `/root/panic-pair_${UPGRADE}_amd64.deb`);
-    // The version replaced put the watch over the new one in place (docs/install.md, "Going back a version").
+    // The version replaced put the watch over the new one in place (docs/operator/updates.md, "When an update fails").
     expect(existsSync(inside('/etc/systemd/system/panic-pair-probation.service'))).toBe(true);
     expect(existsSync(inside('/var/lib/panic-pair-update/previous.deb'))).toBe(true);
     await inFlight;

@@ -147,7 +147,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     expect((await shell('stat -c "%U:%G %a" /run/panic-pair/panic-pair.sock')).trim()).toBe('panic-pair:panic-pair 660');
   });
 
-  it('rotates the credential as docs/install.md says: reload (no /bin/kill) names the restart it needs; restart takes it', async () => {
+  it('rotates the credential as docs/operator/rotation.md says: reload (no /bin/kill) names the restart it needs; restart takes it', async () => {
     const { MainPID } = await show('MainPID');
     const rotated = 'live-token-2b64f0e8a7';
     simulator.setToken(rotated);
@@ -161,7 +161,7 @@ describe.skipIf(skipReason !== undefined)(`panic-pair.service under systemd in a
     expect(result.code, result.stderr).toBe(0);
   });
 
-  it('rotates a token file with a reload, as docs/install.md shows, without a restart', async () => {
+  it('rotates a token file with a reload, as docs/operator/rotation.md shows, without a restart', async () => {
     await box.check(['chown', 'panic-pair:panic-pair', '/etc/panic-pair/api-token']);
     const config = JSON.parse(readFileSync(inside('/etc/panic-pair/config.json'), 'utf8')) as Record<string, unknown>;
     await writeFile(inside('/etc/panic-pair/config.json'), JSON.stringify({ ...config, apiTokenFile: '/etc/panic-pair/api-token' }));
