@@ -33,7 +33,7 @@ import { announce, buttonIds, mqttClient, openWindow } from './lib/pairing-run.m
 // What the unit runs node with, unless the run asks for something else.
 if (process.env.BENCH_DAEMON_NODE_ARGS === undefined) {
   const unit = readFileSync(path.join(import.meta.dirname, '..', 'systemd', 'panic-pair.service'), 'utf8');
-  const options = /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1];
+  const options = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1];
   if (options !== undefined) process.env.BENCH_DAEMON_NODE_ARGS = options;
 }
 
