@@ -8,7 +8,7 @@ function sub(status: string, customerId: number, dependantCustomerIds: number[] 
   return { id: nextId++, customerId, subscriptionTypeId: 1, status, dependantCustomerIds };
 }
 
-describe('isEntitled (CONTRACT.md section 4)', () => {
+describe('isEntitled', () => {
   it.each<[string, Subscription[], boolean]>([
     ['an active subscription of its own', [sub('active', C)], true],
     ['an active subscription naming it as a dependant', [sub('active', 7, [3, C])], true],

@@ -5,7 +5,7 @@ import { MAX_REPLY_BYTES } from '../../src/api/transport.js';
 import { failure } from './api-harness.js';
 import { hostileRig, reply, type Behaviour } from './hostile-api.js';
 
-// Replies no spec'd API sends (issue 36): far too large, never ending, garbage, nonsense
+// Replies no spec'd API sends: far too large, never ending, garbage, nonsense
 // Retry-After. Each fails closed as a failure the caller already handles (retried as a dropped
 // connection is, or refused as an invalid reply), never taken as an answer and never thrown out
 // of the client as anything but an ApiError.

@@ -9,7 +9,7 @@ function sub(status: string, customerId: number, dependantCustomerIds: number[] 
 }
 const hub: HouseholdMember = { customerId: C, role: 'hub' };
 
-describe('householdOf (CONTRACT.md section 10)', () => {
+describe('householdOf', () => {
   it.each<[string, Subscription[], HouseholdMember[]]>([
     ['an empty list: the hub alone', [], [hub]],
     ['its own active subscription without dependants', [sub('active', C)], [hub]],

@@ -20,7 +20,7 @@ import { captureLog } from '../support/log-capture.js';
 import { waitFor } from '../support/wait.js';
 import { encryptReport, VECTOR } from './bthome-vectors.js';
 
-// The authenticator in front of supervision and the engine (CONTRACT.md section 19), fed by the
+// The authenticator in front of supervision and the engine, fed by the
 // sources as they are: noble parsing a replayed capture, and a gateway's BTtoMQTT message.
 
 const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-authenticator-'));

@@ -5,7 +5,7 @@ import { deviceInformation } from '../../src/authentication/device-information.j
 import { SAME_REPORT_MS, verifyReport, type VerifyingWith } from '../../src/authentication/verify-report.js';
 import { COUNTED, COUNTER_ENDS, encryptReport, MAC_INCLUDED, MOTION, SHELLY_BUTTON, VECTOR, type PublishedReport } from './bthome-vectors.js';
 
-// CONTRACT.md section 19: service data to verified objects or a named refusal, against published
+// Service data to verified objects or a named refusal, against published
 // vectors (bthome.io's example and bthome-ble's tests, bthome-vectors.ts): each byte of them comes
 // from outside this project.
 

@@ -2,22 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootKernelGuestOrReason, kernelGuestUnavailable, type GuestLine, type GuestProcess, type KernelGuest } from '../support/kernel-guest.js';
 import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, socketPairOutcome, startBtvirt, startDaemon, startSimulator, startSocketPair } from '../support/kernel-hub.js';
 
-// Every row of CONTRACT 14's table, through a real kernel: Debian 13's under qemu, with BlueZ's
-// virtual controllers (btvirt -L -l2: the hub's adapter and a button that hear each other). The
+// Every row of the radio's failure table (docs/engineer/radio.md), through a real kernel: Debian
+// 13's under qemu, with BlueZ's virtual controllers (btvirt -L -l2: the hub's adapter and a button that hear each other). The
 // package's daemon runs as its unit runs it. For each row: what `status` (and for two rows `check`)
 // says meanwhile, and the time from the adapter's return to the daemon's `scanning`, on the
-// guest's own clock, asserted against the contract's bound; then a new button, advertised only
+// guest's own clock, asserted against its bound; then a new button, advertised only
 // after the return, is linked, which proves the scan hears. One boot, the rows in sequence.
 //
 // Found here: each vhci controller has an rfkill switch of its own (rfkill0 for hci0...), so
 // `rfkill block bluetooth` blocks it as on a hub; an unblocked adapter stays down until something
 // powers it on (bluetoothd, or the daemon: nothing else runs here).
 //
-// These rows need the recovery ladder of src/discovery (issue 22): on the code before it, the
+// These rows need the recovery ladder of src/discovery (adapter-recovery.ts): without it, the
 // daemon that starts without an adapter stays `unavailable`, and every row fails.
 
 const STEP_MS = 120_000;
-/** The contract's bounds: scanning again within ... of the adapter's return. */
+/** The bounds: scanning again within ... of the adapter's return. */
 const APPEARS_MS = 10_000;
 const POWER_ON_MS = 5_000;
 /**

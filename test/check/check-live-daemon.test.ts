@@ -6,7 +6,7 @@ import type { CheckReport } from '../../src/check/index.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { writeScene } from '../discovery/fixtures/captures.js';
 
-// `check` on a hub whose daemon runs (issue 35): the adapter's state is asked of the daemon over
+// `check` on a hub whose daemon runs: the adapter's state is asked of the daemon over
 // its control socket, never found by opening the adapter, which would stop the daemon's scan. The
 // daemon here scans a replayed capture; `check` is told of an adapter that does not exist
 // (hci97), so a probe of its own could only fail: a pass can come from the daemon alone.

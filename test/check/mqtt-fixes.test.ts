@@ -6,7 +6,7 @@ import { checkMqtt } from '../../src/check/mqtt-check.js';
 import { loadConfig } from '../../src/config/index.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 
-// `check` on each broken broker names the right fix (issue 17): brokers set up as Home Assistant's
+// `check` on each broken broker names the right fix: brokers set up as Home Assistant's
 // Mosquitto add-on is (TLS with a CA of its own, a password file, an ACL), with the dynamic-security
 // plugin, and without MQTT 5.
 

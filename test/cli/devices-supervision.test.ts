@@ -3,7 +3,7 @@ import type { DeviceRow } from '../../src/supervision/types.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 
-// `panic-pair devices` against a real daemon (CONTRACT.md section 17): the report that links a
+// `panic-pair devices` against a real daemon: the report that links a
 // button is its first heard one, with its battery; its next reports keep it heard, in words and in
 // JSON.
 

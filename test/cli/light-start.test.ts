@@ -33,7 +33,7 @@ describe('the shortcut path', () => {
 
 // A hub that hears its buttons over BLE alone runs without a broker: its daemon loads the MQTT
 // client library (about a hundred modules, 0.25 s of a 0.85 s start on the machine of
-// docs/performance.md) only where MQTT is configured.
+// docs/reference/performance.md) only where MQTT is configured.
 describe("the daemon's start", () => {
   it('loads neither the MQTT library nor the MQTT side before it knows MQTT is configured', () => {
     const loaded = loadedBy('daemon/daemon.ts');

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseKeysFile, parseOneKey, readKeysFile } from '../../src/config/button-keys.js';
 import { loadConfig } from '../../src/config/index.js';
 
-// CONTRACT.md section 19: keys as the installer gives them. A refusal names the setting and the
+// Keys as the installer gives them. A refusal names the setting and the
 // line, never the key.
 
 const KEY = '231d39c1d7cc1ab1aee224cd096db932';
@@ -84,7 +84,7 @@ describe("a profile's keyRequired", () => {
   });
 });
 
-// Bad input, tried many times (CONTRACT.md section 18): whatever a keys file holds, it is read or
+// Bad input, tried many times: whatever a keys file holds, it is read or
 // refused as a configuration error, and a refusal never repeats a line of it.
 const keyLike = fc.stringMatching(/^[0-9a-fA-F]{28,36}$/);
 const line = fc.oneof(keyLike.map((key) => `A1 ${key}`), fc.string({ maxLength: 60 }), keyLike, fc.constant('# comment'));

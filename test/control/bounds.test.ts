@@ -10,7 +10,7 @@ import { MAX_CONNECTIONS, startControlServer, type ControlServer } from '../../s
 import { silentLogger } from '../../src/log/logger.js';
 import { exchange, fakeHandlers, untilAborted, waitFor } from './fake-daemon.js';
 
-// What clients of the control socket can make the daemon hold (issue 36): a bounded line each, a
+// What clients of the control socket can make the daemon hold: a bounded line each, a
 // bounded number served at once (the rest told so, not dropped without a word), and no connection
 // kept once its answer is out.
 

@@ -8,7 +8,7 @@ import { startControlServer, type ControlServer } from '../../src/control/server
 import { silentLogger } from '../../src/log/logger.js';
 import { exchange, fakeHandlers, linkedRecord, sampleWindow } from './fake-daemon.js';
 
-// The household's part of the control protocol (CONTRACT.md section 10): a `household` request,
+// The household's part of the control protocol: a `household` request,
 // and a `customerId` on `pair` and `window` that reaches the engine only as an integer.
 
 let dir: string;

@@ -11,7 +11,7 @@ import { CLOCK_CONVERSION_JITTER_MS } from '../support/loaded-machine.js';
 import { observe, publishOnce, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// CONTRACT.md section 19 with the real parts: the daemon, mosquitto, a BLE gateway's BTtoMQTT
+// Trusted (keyed) buttons with the real parts: the daemon, mosquitto, a BLE gateway's BTtoMQTT
 // messages carrying encrypted BTHome, and the real binary. A keyed button is linked only once a
 // report verifies; its replays, forgeries and plain imitations are counted, never heard, and show
 // as `imitated`; a battery change needs only a re-pairing; a restart forgets no counter.
@@ -26,7 +26,7 @@ const B2 = 'C4:7C:8D:6A:00:02';
 const GATEWAYS = 'site/+/BTtoMQTT/+';
 const topicOf = (mac: string): string => `site/gw1/BTtoMQTT/${mac.replaceAll(':', '')}`;
 
-/** The keyed profile's supervisionSeconds, and the minute CONTRACT.md section 17 allows after it. */
+/** The keyed profile's supervisionSeconds, and the minute allowed after it. */
 const DEADLINE_MS = 60_000;
 const MISSING_WITHIN_MS = DEADLINE_MS + 60_000;
 /** How long after the daemon says a button is missing this test may take to see it (a loaded machine). */
@@ -165,7 +165,7 @@ describe('buttons whose reports can be trusted', () => {
   });
 
   it('is missing in time while only its old reports are played back', async () => {
-    // CONTRACT.md section 17: missing within its deadline (the profile's 60 s) plus one minute of
+    // Missing within its deadline (the profile's 60 s) plus one minute of
     // the last report that counted, on the daemon's clock; played back reports move nothing.
     const lastHeard = Date.parse((await row(B1))!.lastHeard!);
     // Reports older than the last it counted. Not that one: heard again within SAME_REPORT_MS it is

@@ -9,9 +9,9 @@ import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 import { bluetoothRefused } from '../support/bluetooth.js';
 
-// The broker decides what the daemon may do (CONTRACT.md section 5): a subscription or publish it
+// The broker decides what the daemon may do: a subscription or publish it
 // refuses makes the hub degraded, named in `status` with the broker's reason; `pair` stops at once
-// when no source can hear the button; a password file others can read stops `run` (issue 17).
+// when no source can hear the button; a password file others can read stops `run`.
 
 let dir: string;
 let passwordFile: string;

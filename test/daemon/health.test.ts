@@ -5,7 +5,7 @@ import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// CONTRACT.md section 16 on a real broker and a real daemon: `<prefix>/health` retained, derived
+// The hub's health on a real broker and a real daemon: `<prefix>/health` retained, derived
 // from the same report `status --json` prints, and `<prefix>/status` `offline` as the last will
 // when the daemon dies without a word.
 

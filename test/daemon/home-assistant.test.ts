@@ -6,7 +6,7 @@ import { binarySensorState, enumSensorState, renderTemplates } from '../support/
 import { observe, publishOnce, type ObservedMessage, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// Home Assistant MQTT discovery against mosquitto (CONTRACT.md section 12): what a fresh Home
+// Home Assistant MQTT discovery against mosquitto: what a fresh Home
 // Assistant reads, a button appearing and disappearing, two hubs on one broker, a restart, Home
 // Assistant's birth, and the setting off.
 
@@ -108,7 +108,7 @@ describe('one hub with Home Assistant discovery on', () => {
     const configs = configsOf(watcher).filter((message) => message.topic.startsWith(`${HA}/sensor/${hub.prefix}/button_`));
     // One config though the state went linking, then linked: states are not configs.
     expect(configs).toHaveLength(1);
-    // Once linked, its supervision (CONTRACT.md section 17): Missing and Last heard, once each, on its device.
+    // Once linked, its supervision: Missing and Last heard, once each, on its device.
     const supervision = configsOf(watcher).filter((message) => /\/(missing|last_heard)_HA_01_[0-9a-f]{8}\/config$/.test(message.topic));
     expect(supervision.map((message) => (JSON.parse(message.payload) as Config & { name: string }).name).sort()).toEqual(['Last heard', 'Missing']);
     for (const message of supervision) {

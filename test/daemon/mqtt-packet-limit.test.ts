@@ -3,7 +3,7 @@ import { MQTT_PAYLOAD_LIMIT_BYTES } from '../../src/discovery/payload-limit.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 
-// An announcement past the largest payload any reader takes (issue 36), sent to a running daemon.
+// An announcement past the largest payload any reader takes, sent to a running daemon.
 // Over MQTT 3.1.1 (the embedded broker) it arrives, and is counted as invalid and dropped unread;
 // over MQTT 5 (mosquitto) the broker, told the limit, never sends it.
 

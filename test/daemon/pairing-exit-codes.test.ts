@@ -6,7 +6,7 @@ import { runBinary } from '../support/binary.js';
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 
-// Every exit code of `panic-pair pair` (CONTRACT.md section 2), through the real binary, against
+// Every exit code of `panic-pair pair`, through the real binary, against
 // a real daemon, broker and the simulator.
 
 interface PairJson {
@@ -28,7 +28,7 @@ describe('pair against an entitled customer', () => {
   });
   afterAll(() => hub?.close());
 
-  it('status exits 0 while healthy, with the fields the contract names', async () => {
+  it('status exits 0 while healthy, with the fields scripts rely on', async () => {
     const result = await hub.cli(['status', '--json']);
     expect(result.code, result.stdout).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({

@@ -3,7 +3,7 @@ import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// The daemon on the broker (CONTRACT.md section 5): retained state out, announcements in, and
+// The daemon on the broker: retained state out, announcements in, and
 // what a broker restart or a hostile publisher does to it.
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;

@@ -3,7 +3,7 @@ import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-ha
 import { CLOCK_CONVERSION_JITTER_MS } from '../support/loaded-machine.js';
 import { waitFor } from '../support/wait.js';
 
-// What survives the daemon's end (CONTRACT.md section 8): a clean stop, a stop with a link in
+// What survives the daemon's end: a clean stop, a stop with a link in
 // flight, and kill -9 in the middle of a link.
 
 let hub: DaemonHarness | undefined;
@@ -35,7 +35,7 @@ describe('the pairing store across restarts', () => {
     await hub.restart();
     const after = (await hub.devices()) as unknown as Record<string, unknown>[];
     const earlier = before as unknown as Record<string, unknown>[];
-    // Every pairing as it was. Liveness starts again (CONTRACT 17): a button heard before the
+    // Every pairing as it was. Liveness starts again: a button heard before the
     // restart is `unknown` until heard again, its last-heard time kept (within the clock conversions' jitter, below).
     const pairing = ({ supervision: _s, lastHeard: _l, ...rest }: Record<string, unknown>) => rest;
     expect(after.map(pairing)).toEqual(earlier.map(pairing));

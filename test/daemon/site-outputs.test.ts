@@ -14,7 +14,7 @@ import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { findLibfaketime, NO_FAKETIME } from '../support/faketime.js';
 import { waitFor } from '../support/wait.js';
 
-// Issue 50: a site of 1,000 linked buttons on one hub, Home Assistant on. After each step (the
+// A site of 1,000 linked buttons on one hub, Home Assistant on. After each step (the
 // links, first reports, battery changes, forgets, three hours of silence for most of them, some
 // heard again) the daemon's outputs are held to what a fresh computation from its state gives:
 // `devices --json` to what the test did, and from those rows the health's button counts, every

@@ -7,14 +7,14 @@ import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 import { binarySensorState, renderTemplates } from '../support/home-assistant-render.js';
 
-// CONTRACT.md section 17 with a real daemon, a real broker and the real clock: a button that keeps
+// Supervision with a real daemon, a real broker and the real clock: a button that keeps
 // announcing itself every second learns a deadline of about a minute; when it stops, it is missing
 // in `status`, `devices` and the health the fleet reads, within that deadline plus a minute, and
 // online again at its next report; Home Assistant's Missing entity, rendered with the real Jinja2,
 // goes on and off with it. Then a restart shows no false missing.
 
 const DEVICE = 'SUPERVISED-1';
-/** The contract's allowance past the deadline, and room for a busy machine to publish it. */
+/** The minute allowed past the deadline, and room for a busy machine to publish it. */
 const ALLOWANCE_MS = 60_000;
 const HA = 'ha-supervision';
 

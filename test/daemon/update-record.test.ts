@@ -11,7 +11,7 @@ import { renderTemplates, updateEntityFields } from '../support/home-assistant-r
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// Where the hub's latest update stands, said everywhere (CONTRACT.md section 21), by a real daemon
+// Where the hub's latest update stands, said everywhere, by a real daemon
 // whose update.json the test rewrites as the judge does (a file renamed into place) while it runs.
 // Its topic prefix is `hubs/<id>`, the central broker's own layout, so that `panic-pair fleet`
 // reads the very health the daemon publishes, on the daemon's broker.

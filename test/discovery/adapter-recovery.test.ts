@@ -20,7 +20,8 @@ import { buttonReports } from './fixtures/captures.js';
 // The recovery ladder on a fake clock: real noble over the VirtualHciSocket (one socket a time an
 // adapter is opened, as the kernel gives a new one), and a sysfs laid out in a temporary
 // directory, so that adapters appear, vanish, come back under another index and are rfkill-blocked
-// as the kernel shows them. Each row of CONTRACT.md section 14's table is timed against its bound.
+// as the kernel shows them. Each row of the radio's failure table (docs/engineer/radio.md) is
+// timed against its bound.
 
 const BUTTON = { id: '7F3A9C', address: 'c4:64:9f:5e:94:54', rssi: -55 };
 const ADDRESSES: Record<number, string> = { 0: '02:00:00:00:00:0A', 1: '02:00:00:00:00:0B', 2: '02:00:00:00:00:0C' };

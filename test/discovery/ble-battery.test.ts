@@ -18,7 +18,7 @@ import { phoneReport } from './fixtures/captures.js';
 
 // A button's battery from the hub's radio: BTHome v2 service data (UUID 0xFCD2) in its
 // advertisement, recorded in a btsnoop capture and replayed through noble's own parser, the way
-// PANIC_PAIR_BLE_REPLAY and the live adapter both go (CONTRACT.md section 17).
+// PANIC_PAIR_BLE_REPLAY and the live adapter both go.
 
 const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-battery-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

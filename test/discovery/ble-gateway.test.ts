@@ -66,7 +66,7 @@ describe('parseGatewayMessage', () => {
     }
     expect(battery({ servicedatauuid: 'fcd2', servicedata: '4001c8' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, plainBthome: true }, true]);
     // Not BTHome (another uuid), encrypted BTHome: no battery, nothing dropped; encrypted data is
-    // handed on with the gateway's id as the address, for the button's key (CONTRACT.md section 19).
+    // handed on with the gateway's id as the address, for the button's key.
     expect(battery({ servicedatauuid: 'fe95', servicedata: '400150' })).toEqual([{ deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1 }, false]);
     expect(battery({ servicedatauuid: 'fcd2', servicedata: '41a47266c95f730011223378237214' })).toEqual([
       { deviceId: '7F3A9C', source: 'ble-gateway:gw', at: 1, sealed: { data: Buffer.from('41a47266c95f730011223378237214', 'hex'), address: 'C4:64:9F:5E:94:54' } },
@@ -124,7 +124,7 @@ describe('startBleGatewaySource against a real broker', () => {
   });
 });
 
-describe('gateways as sources, bounded (issue 36)', () => {
+describe('gateways as sources, bounded', () => {
   it('keeps the first MAX_GATEWAY_SOURCES names as sources; 10,000 more names are one source', () => {
     let handler: ((topic: string, payload: Buffer, retained?: boolean) => void) | undefined;
     const connection = {

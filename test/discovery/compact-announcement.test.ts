@@ -5,7 +5,7 @@ import type { Sighting } from '../../src/discovery/sighting.js';
 
 const AT = 1_700_000_000_000;
 
-// CONTRACT.md section 5 restated with JSON.parse, independently of src/: what the compact reader
+// An announcement's rules restated with JSON.parse, independently of src/: what the compact reader
 // returns must be exactly what this returns, and it may only return what this accepts.
 function reference(payload: Buffer): Sighting | undefined {
   if (payload.length > 4096) return undefined;
@@ -107,14 +107,14 @@ describe('readCompactAnnouncement', () => {
     const payload = Buffer.from(text);
     const fast = readCompactAnnouncement(payload, AT);
     if (fast !== undefined) expect(fast).toStrictEqual(reference(payload));
-    // and the whole parser, whichever path it takes, answers as the contract does
+    // and the whole parser, whichever path it takes, answers as the rules do
     const full = parseAnnouncement(payload, AT);
     const expected = reference(payload);
     if (expected === undefined) expect(full).toHaveProperty('invalid');
     else expect(full).toStrictEqual(expected);
   });
 
-  it('never accepts what JSON.parse and the contract refuse, over 50,000 mutated payloads', () => {
+  it('never accepts what JSON.parse and the rules refuse, over 50,000 mutated payloads', () => {
     let seed = 7;
     const random = (n: number): number => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;

@@ -11,7 +11,7 @@ import { publishOnce } from '../support/mqtt-observer.js';
 import { unprivileged } from '../support/unprivileged.js';
 import { waitFor } from '../support/wait.js';
 
-// `panic-pair bridge-config` (CONTRACT.md section 16): the bridge it prints, its refusals of bad
+// `panic-pair bridge-config`: the bridge it prints, its refusals of bad
 // flags (exit 2, naming the flag), and a real mosquitto that takes the printed file as it is and
 // carries a hub's topics to a TLS central broker.
 

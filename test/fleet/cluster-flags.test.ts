@@ -5,8 +5,8 @@ import { assertBuilt } from '../support/binary.js';
 import { bridgeConfig } from '../support/bridged-hub.js';
 import { fleet } from '../support/fleet-reader.js';
 
-// `--central URL,URL,...` and `--central-protocol` (CONTRACT.md section 16, the central side on a
-// cluster): the bridge lists every node, turned by the hub id; a 3.1.1-only cluster (NATS Server)
+// `--central URL,URL,...` and `--central-protocol` (the central side on a cluster): the bridge
+// lists every node, turned by the hub id; a 3.1.1-only cluster (NATS Server)
 // gets a plain 3.1.1 bridge carrying the topics that cannot hold a '.' (NATS 2.9 cuts a publish
 // with one); the refusals name their flag.
 

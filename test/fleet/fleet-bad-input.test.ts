@@ -12,7 +12,7 @@ import { findExecutable } from '../support/installed.js';
 import { publishOnce } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// `panic-pair fleet` (CONTRACT.md section 16) against what a central broker may hold besides good
+// `panic-pair fleet` against what a central broker may hold besides good
 // hubs: payloads that are not JSON or break the schema, ids that are not hub ids, words of another
 // shape, a health too large to take; each a row of its own, and the command goes on. A broker that
 // cannot be read (unreachable, a certificate refused either way, a flag wrong) is exit 2 naming

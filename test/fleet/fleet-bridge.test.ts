@@ -8,7 +8,7 @@ import { findExecutable } from '../support/installed.js';
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// A fleet with the real parts (CONTRACT.md section 16): a central mosquitto, two hubs each with
+// A fleet with the real parts: a central mosquitto, two hubs each with
 // its own mosquitto carrying the bridge `panic-pair bridge-config` printed, and a daemon on each
 // (the API simulated). Both hubs use the same prefix, as a fleet installed from one image does:
 // the central broker tells them apart by hub id alone.

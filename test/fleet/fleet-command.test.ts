@@ -8,7 +8,7 @@ import { observe, publishOnce, type MqttObserver } from '../support/mqtt-observe
 import { checkWithPromtool, promtool } from '../support/promtool.js';
 import { waitFor } from '../support/wait.js';
 
-// `panic-pair fleet` (CONTRACT.md section 16) on a fleet of real parts: a central mosquitto, three
+// `panic-pair fleet` on a fleet of real parts: a central mosquitto, three
 // hubs each with its own mosquitto running the bridge `bridge-config` printed and a daemon. Then a
 // daemon is killed, a bridge cut, a daemon made unhealthy (its API token refused), and two hubs
 // are simulated by publishing on the central broker: one with a missing button and a low battery,

@@ -4,7 +4,7 @@ import { rowOf, rowSignature, STALE_AFTER_MS, worstFirst, type HubRow } from '..
 import { fleetTable, rowLine } from '../../src/fleet/fleet-text.js';
 import { clockTime } from '../../src/fleet/words.js';
 
-// A hub's row from what the central broker said (CONTRACT.md section 16): each state and its
+// A hub's row from what the central broker said: each state and its
 // words, what wins over what, the order, and payloads that break the schema.
 
 const NOW = Date.parse('2026-11-26T14:30:00.000Z');

@@ -7,7 +7,7 @@ import { findExecutable } from '../support/installed.js';
 import { startNatsCluster, type NatsCluster, type NatsNode } from '../support/nats-cluster.mjs';
 import { waitFor } from '../support/wait.js';
 
-// The central side on a cluster (CONTRACT.md section 16), with the real parts: three NATS Server
+// The central side on a cluster, with the real parts: three NATS Server
 // nodes on loopback (JetStream, MQTT, retained messages replicated on all three), and three hubs,
 // each its own mosquitto running the bridge `bridge-config --central A,B,C --central-protocol
 // mqttv311` printed, and a daemon. One node is killed (-9): no hub is lost from `fleet`, a daemon
@@ -18,7 +18,7 @@ const nats = findExecutable('nats-server');
 const PREFIX = 'panic-pair';
 const HUBS = ['hub-a', 'hub-b', 'hub-c'];
 const PROTOCOL = ['--central-protocol', 'mqttv311'];
-/** The contract: a killed node's bridges are carried by another within a minute; and a margin for CI. */
+/** A killed node's bridges are carried by another within a minute; and a margin for CI. */
 const MOVED_WITHIN_MS = 90_000;
 
 /** `fleet --json` on the nodes given, the first that answers read. */

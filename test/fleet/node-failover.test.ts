@@ -4,7 +4,7 @@ import type { CentralSettings } from '../../src/fleet/central-input.js';
 import type { CentralReader } from '../../src/fleet/central-reader.js';
 import { afterLost, reachAgain } from '../../src/fleet/node-failover.js';
 
-// `fleet --watch` after losing its node (CONTRACT.md section 16): the order the others are tried
+// `fleet --watch` after losing its node: the order the others are tried
 // in, what is said while none answers, and a stop while waiting. The real cluster's case is in
 // nats-cluster.test.ts.
 

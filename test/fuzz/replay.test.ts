@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TARGETS } from '../../scripts/fuzz/targets.mjs';
 
 // Every input a fuzz target ever failed on, kept in test/fuzz/<target>/, and every target's seeds,
-// replayed through the target as `npm run fuzz` runs it (CONTRACT 18); and each property checked
+// replayed through the target as `npm run fuzz` runs it; and each property checked
 // for a few hundred runs. Targets load the built code (dist/): `npm test` builds first.
 
 interface ByteTarget {

@@ -9,7 +9,7 @@ import { TARGETS } from '../../scripts/fuzz/targets.mjs';
 // target that cannot start (a module moved, Jazzer's fuzzer not loading) fails here rather than in
 // the next long run: 200 inputs, or a second when fewer come in it. The count ends most targets
 // well before the second, and the start is what this checks. The long runs are opt-in:
-// docs/performance.md has their figures.
+// docs/engineer/fuzzing.md has their figures.
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 

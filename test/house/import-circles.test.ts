@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/binary.js';
 import { importsOf, sources, SRC } from './src-imports.js';
 
-// One direction of flow (STYLE.md): no module of src/ imports, through any chain, one that imports
+// One direction of flow (docs/engineer/architecture.md): no module of src/ imports, through any chain, one that imports
 // it back. Type imports count too: whoever defines a type owns it, and the other imports it.
 
 /** Each circle once, as the files in it, starting from its first in sorted order. */

@@ -5,7 +5,7 @@ import { HOUSEHOLD_SEED } from '../support/household-seed.js';
 import { observe } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// `pair --customer N` (CONTRACT.md section 10) on a hub whose customer 70 holds a subscription
+// `pair --customer N` on a hub whose customer 70 holds a subscription
 // with dependants 77 and 78 (78 not entitled by its own list), through the real binary, against a
 // real daemon, mosquitto and the simulator.
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { HOUSEHOLD_SEED } from '../support/household-seed.js';
 
-// `panic-pair household`, `status` and `status --json` (CONTRACT.md section 10): the household as
+// `panic-pair household`, `status` and `status --json`: the household as
 // the hub learns it, through the real binary, against a real daemon, mosquitto and the simulator.
 
 interface Entry {

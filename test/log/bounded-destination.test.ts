@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { boundedDestination } from '../../src/log/bounded-destination.js';
 import { waitFor } from '../support/wait.js';
 
-// The daemon's log lines while their reader is slow (issue 36): a pipe nobody reads holds 64 kB,
+// The daemon's log lines while their reader is slow: a pipe nobody reads holds 64 kB,
 // then the destination holds at most its bound and drops the rest, counted, never kept.
 
 const dirs: string[] = [];

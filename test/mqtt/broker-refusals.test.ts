@@ -10,7 +10,7 @@ import { captureLog } from '../support/log-capture.js';
 import { observe } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// What the broker refuses is seen (issue 17): every SUBACK and (MQTT 5) PUBACK is checked, at the
+// What the broker refuses is seen: every SUBACK and (MQTT 5) PUBACK is checked, at the
 // first connect and at each one after, and the protocol falls back to 3.1.1 by itself.
 
 const fastReconnect = (attempt: number): number => Math.min(50 * 2 ** attempt, 400);

@@ -8,7 +8,7 @@ import { startBroker, type TestBroker } from '../support/broker.js';
 import { publishOnce } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// The largest MQTT message the hub takes (issue 36): MQTT 5 tells the broker, which sends nothing
+// The largest MQTT message the hub takes: MQTT 5 tells the broker, which sends nothing
 // larger; over 3.1.1 a larger one is dropped at the first look, before any handler, and counted.
 
 const LIMIT = 2048;

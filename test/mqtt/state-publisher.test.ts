@@ -32,7 +32,7 @@ describe('createStatePublisher', () => {
     await broker.stop();
   });
 
-  it('publishes retained device and entitlement states in the contract shapes', async () => {
+  it('publishes retained device and entitlement states in their documented shapes', async () => {
     const publisher = createStatePublisher(connection, 'hub');
     publisher.device(linking);
     publisher.device(linked);

@@ -10,7 +10,7 @@ import { binarySensorState, renderTemplates } from '../support/home-assistant-re
 import { observe, type MqttObserver } from '../support/mqtt-observer.js';
 import { waitFor } from '../support/wait.js';
 
-// A linked button's availability and supervision on MQTT (CONTRACT.md section 17): first what is
+// A linked button's availability and supervision on MQTT: first what is
 // published for each supervision word, on a connection that only records; then what a
 // subscriber that comes later reads from mosquitto.
 

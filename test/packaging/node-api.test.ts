@@ -14,7 +14,7 @@ import { bluetoothRefused } from '../support/bluetooth.js';
 import { findExecutable } from '../support/installed.js';
 import { pairThroughNativeModule } from '../support/native-ble-pairing.js';
 
-// CONTRACT 13 and 14: both install paths load one HCI module, @stoprocent/bluetooth-hci-socket's
+// Both install paths load one HCI module, @stoprocent/bluetooth-hci-socket's
 // Node-API build, installed by `npm ci` where noble requires @abandonware/bluetooth-hci-socket:
 // the source install (this checkout, whose `npm ci` compiled the module's sources with
 // panic-pair's descriptor fix, scripts/hci-module.mjs) and the amd64 package (its native part

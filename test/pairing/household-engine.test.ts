@@ -5,7 +5,7 @@ import type { Seed } from '../../src/simulator/index.js';
 import { REAL_IO_TIMEOUT_MS } from '../support/loaded-machine.js';
 import { rig } from './engine-rig.js';
 
-// The engine's household (CONTRACT.md section 10) against the simulator over real HTTP: each
+// The engine's household against the simulator over real HTTP: each
 // member's own list is asked once a TTL, as the hub's is; windows for two customers never overlap.
 
 // The rig's hub customer is 42: it holds a subscription with dependants 43 (entitled by its own

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { belongsMessage, otherOwner } from '../../src/pairing/ownership.js';
 import type { DeviceRecord, DeviceState } from '../../src/store/record.js';
 
-// One button, one link (CONTRACT.md section 10): whom a button belongs to, by its record.
+// One button, one link: whom a button belongs to, by its record.
 
 function record(state: DeviceState, customerId: number): DeviceRecord {
   const base: DeviceRecord = { deviceId: 'BTN', state, customerId, source: 'mqtt', updatedAt: '2026-01-01T00:00:00.000Z' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RECENT_FAILURES_KEPT, RecentFailures } from '../../src/pairing/recent-failures.js';
 
 // A failed link holds back its device's sightings for a while; the failures kept are bounded in
-// count (issue 36), the oldest going first.
+// count, the oldest going first.
 
 describe('RecentFailures', () => {
   it('stays at its cap with 10,000 distinct ids, keeping the latest failures', () => {

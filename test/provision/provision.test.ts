@@ -9,7 +9,7 @@ import { findExecutable } from '../support/installed.js';
 import { assertBuilt, runBinary } from '../support/binary.js';
 import { unprivileged } from '../support/unprivileged.js';
 
-// `panic-pair provision` (CONTRACT section 15): what it prints, what it refuses, and that real
+// `panic-pair provision`: what it prints, what it refuses, and that real
 // cloud-init accepts what it prints. test/systemd/provision-cloud-init.test.ts boots it.
 
 const dir = mkdtempSync(path.join(tmpdir(), 'panic-pair-provision-'));

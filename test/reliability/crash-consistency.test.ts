@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait.js';
 import { startApiRecorder, type ApiRecorder } from './support/api-recorder.js';
 import { seededRandom, testSeed } from './support/seeded-random.js';
 
-// CONTRACT.md section 8 under kill -9: a bulk pairing (automatic pairing, 60 buttons, an API with
+// What is never lost, under kill -9: a bulk pairing (automatic pairing, 60 buttons, an API with
 // latency) is cut by SIGKILL at seeded random instants, a dozen times and more, and the daemon
 // started again each time. After every kill, pairings.json parses and matches its schema, and
 // every device the API received a POST for is on disk (the linking record is written before the

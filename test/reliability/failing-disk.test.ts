@@ -1,4 +1,4 @@
-// The daemon's state dir on storage that fails under it (CONTRACT.md section 8): a real full disk
+// The daemon's state dir on storage that fails under it: a real full disk
 // (before a link, and while its POST is in flight) and a real read-only remount, on a small tmpfs
 // of the test's own. Mounting needs privileges;
 // where it is refused these tests are skipped and say so.

@@ -36,7 +36,7 @@ const CASES: FaultCase[] = [
   { name: '429 with Retry-After', deviceId: 'NET-429', faults: [{ type: 'status', status: 429, retryAfter: 1, route: 'link' }], code: 0, posts: 2, state: 'linked' },
   { name: 'connections reset twice', deviceId: 'NET-RESET', faults: [{ type: 'drop', count: 2, route: 'link' }], code: 0, posts: 3, state: 'linked' },
   // The API linked on the first attempt but answered after the client's time limit: the retry is
-  // the one extra POST the README admits.
+  // the one extra POST docs/engineer/pairing.md admits.
   { name: 'an answer later than PANIC_PAIR_API_TIMEOUT', deviceId: 'NET-LATE', faults: [{ type: 'delay', ms: 1_500, route: 'link' }], code: 0, posts: 2, state: 'linked' },
   { name: 'a body that stalls halfway', deviceId: 'NET-SLOW', faults: [{ type: 'slow-body', route: 'link' }], code: 0, posts: 2, state: 'linked' },
   { name: 'a 200 whose body is not JSON', deviceId: 'NET-HTML', faults: [{ type: 'not-json', route: 'link' }], code: 1, posts: 1, state: 'failed', message: /not JSON/ },

@@ -9,7 +9,7 @@ import type { HeardSection } from '../../src/store/schema.js';
 import { Supervisor } from '../../src/supervision/supervisor.js';
 import { DAY, DroppingBroker, FlakyApi, MINUTE, MemoryStore, RHYTHMS, type HubLife } from './month/hub-life.js';
 
-// A month of a hub's life on a fake clock (CONTRACT 18): buttons reporting every five minutes
+// A month of a hub's life on a fake clock: buttons reporting every five minutes
 // among phones that change their address, entitlement refreshed, the broker dropping daily, the
 // API away for two hours every third day, a new button linked each day through a window, one
 // forgotten each week. Afterwards what the engine keeps is back to what it was after the first

@@ -3,7 +3,7 @@ import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-ha
 import { HOUSEHOLD_SEED } from '../support/household-seed.js';
 import { waitFor } from '../support/wait.js';
 
-// CONTRACT.md section 9: `pair <id> --timeout S` and `pair --window S` go on trying a link that
+// `pair <id> --timeout S` and `pair --window S` go on trying a link that
 // fails for a passing reason until their time is up, show each wait live, and at the end say that
 // the hub keeps trying (exit 8). The API here is the simulator closed and started again on the
 // same port: connections refused while it is away.

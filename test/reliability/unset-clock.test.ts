@@ -9,7 +9,7 @@ import { fakeWallClock, findLibfaketime, NO_FAKETIME } from '../support/faketime
 import { waitFor } from '../support/wait.js';
 import { makeSelfSignedCertificate, startTlsRelay, type TlsRelay } from './support/tls-relay.js';
 
-// CONTRACT.md section 9: a Pi that boots in 1970 until NTP sets its clock. `status` and `check`
+// A Pi that boots in 1970 until NTP sets its clock. `status` and `check`
 // name the unset clock; the API's certificate, "not yet valid" by that clock, is a passing
 // failure (retried, the device never marked rejected), and the link goes through once the clock
 // is right. The API is the simulator behind TLS with a certificate the daemon trusts.

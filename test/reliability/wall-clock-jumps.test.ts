@@ -7,7 +7,7 @@ import { fakeWallClock, findLibfaketime, NO_FAKETIME, type FakeWallClock } from 
 import { postsFor, startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { waitFor } from '../support/wait.js';
 
-// CONTRACT.md section 9: a jump of the wall clock, forward or back, shortens or stretches no
+// A jump of the wall clock, forward or back, shortens or stretches no
 // duration. The daemon runs under libfaketime and its wall clock is moved a day while it runs;
 // durations are waited out on this process's monotonic clock, which is the daemon's too.
 

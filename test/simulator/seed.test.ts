@@ -26,7 +26,7 @@ async function seedError(file: string): Promise<PanicPairError> {
 }
 
 describe('loadSeed', () => {
-  it('loads the contract format and serves it', async () => {
+  it('loads the seed format and serves it', async () => {
     const file = seedFile(
       'good.json',
       JSON.stringify({

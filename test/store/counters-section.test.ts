@@ -5,7 +5,7 @@ import { PairingStore } from '../../src/store/index.js';
 import { ButtonKeyStore, BUTTON_KEYS_FILE } from '../../src/store/button-key-store.js';
 import { linkedRecord, makeStateDir } from './fixtures/sample-records.js';
 
-// Schema version 3 (CONTRACT.md section 19): a keyed button's last counted counter rides the heard
+// Schema version 3 (trusted buttons): a keyed button's last counted counter rides the heard
 // section; a version 2 file is read as one whose buttons have counted nothing yet. The keys live
 // in a file of their own, the daemon user's alone.
 

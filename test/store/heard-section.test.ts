@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PairingStore } from '../../src/store/index.js';
 import { linkedRecord, makeStateDir } from './fixtures/sample-records.js';
 
-// Schema version 2 (CONTRACT.md section 17): the last-heard times ride the store's own atomic
+// Schema version 2 (supervision): the last-heard times ride the store's own atomic
 // writes, and a version 1 file, as the previous release wrote it, is read and kept whole.
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LATEST_REPORTS_KEPT, LatestReports } from '../../src/supervision/latest-reports.js';
 
-// The latest report of buttons not linked yet: bounded in count (issue 36).
+// The latest report of buttons not linked yet: bounded in count.
 
 describe('LatestReports', () => {
   it('stays at its cap with 10,000 distinct ids, the newest kept', () => {

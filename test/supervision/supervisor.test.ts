@@ -4,7 +4,7 @@ import type { DeviceRecord } from '../../src/store/record.js';
 import { SAVE_INTERVAL_MS, SWEEP_MS, Supervisor, type SupervisorOptions } from '../../src/supervision/supervisor.js';
 import { captureLog } from '../support/log-capture.js';
 
-// CONTRACT.md section 17 on a fake clock: hours pass in a few milliseconds. The supervisor's sweep
+// Supervision on a fake clock: hours pass in a few milliseconds. The supervisor's sweep
 // is called as its timer would call it, every SWEEP_MS of the fake monotonic clock.
 
 const MINUTE = 60_000;
@@ -414,7 +414,7 @@ describe('a BTHome button that says it is trigger based', () => {
   });
 });
 
-describe('a flood of made-up ids (issue 36)', () => {
+describe('a flood of made-up ids', () => {
   it('never pushes a linked button out of supervision', async () => {
     const r = rig();
     r.supervisor.load([linked('L1'), linked('L2', 'ble-gateway:hall')], undefined);

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 // How busy the run kept the machine's cores, said at its end: the figure that tells whether more
-// test workers could shorten a run (idle cores) or only slow each suite down (README, "How long the
-// tests take").
+// test workers could shorten a run (idle cores) or only slow each suite down
+// (docs/engineer/tests.md).
 
 const STARTED = Symbol.for('panic-pair.test-cpu-use');
 

@@ -27,7 +27,7 @@ export interface GuestArchitecture {
   cpus: number;
   /**
    * How much longer than amd64's a guest command may wait. The arm guests ran as fast as amd64's
-   * in the runs of docs/performance.md; the margin is for a busy machine and a slower qemu.
+   * in the runs of docs/reference/performance.md; the margin is for a busy machine and a slower qemu.
    */
   slowness: number;
 }
@@ -50,7 +50,7 @@ export const SMALL_INITRD = [
 
 /**
  * The three steps of a guest's root that cost most under qemu-user, measured on an arm64 root of
- * 674 s (README.md, "How long the tests take"): the kernel's `depmod` (68 s; the host's own makes the same files in 8 s),
+ * 674 s (docs/engineer/tests.md): the kernel's `depmod` (68 s; the host's own makes the same files in 8 s),
  * udev's `systemd-hwdb update` (63 s; the host's under a second), and mkinitramfs, which ran twice
  * (82 and 86 s: the kernel's postinst, then initramfs-tools' trigger). While the packages go in,
  * each is diverted to a no-op; once they are all in, the real ones are put back, the host makes

@@ -1,6 +1,6 @@
 import type { Seed } from '../../src/simulator/index.js';
 
-// Households for the simulator (CONTRACT.md section 10), the done-when case of issue 12 first:
+// Households for the simulator, the main case first:
 // - 70 holds subscription 10, active, with dependants 77 and 78;
 // - 77's own list shows that subscription (77 is entitled by it);
 // - 78's own list holds only a suspended subscription (a member not entitled);

@@ -11,8 +11,8 @@ import { findExecutable } from './installed.js';
 import { GUEST_DIR, kernelImage } from './kernel-image.js';
 import { waitFor } from './wait.js';
 
-// A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets
-// (CONTRACT 14): Debian 13's own kernel for amd64, arm64 or armhf (guest-architecture.ts) booted
+// A real Linux kernel with its Bluetooth stack, for the tests of BLE through HCI sockets:
+// Debian 13's own kernel for amd64, arm64 or armhf (guest-architecture.ts) booted
 // under qemu (TCG: KVM fails on these machines) on a root made once by mmdebstrap and cached
 // (container-root.ts; an arm root is made under qemu-user). The root holds the kernel and its
 // modules (bluetooth, hci_vhci on amd64, hci_uart), nodejs, BlueZ and its test tools (btvirt makes

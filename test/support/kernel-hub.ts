@@ -31,7 +31,7 @@ export async function buildDeb(architecture: DebianArchitecture = 'amd64'): Prom
   return { deb: await checkoutPackage(architecture), dispose: () => undefined };
 }
 
-/** The default profile's advertisement (CONTRACT 6): AD type 0x09, Complete Local Name `PANIC-<id>`, as hex. */
+/** The default profile's advertisement: AD type 0x09, Complete Local Name `PANIC-<id>`, as hex. */
 export function buttonAdvertisement(deviceId: string): string {
   const name = Buffer.from(`PANIC-${deviceId}`);
   return Buffer.concat([Buffer.from([name.length + 1, 0x09]), name]).toString('hex');

@@ -1,8 +1,8 @@
 // A NATS Server cluster on loopback, for the fleet's tests and its bench alike (bench/ is plain
 // JavaScript, so this is too; nats-cluster.d.mts gives the tests its types): nodes with JetStream
 // and MQTT, the retained messages in a stream replicated on every node (`stream_replicas`), as
-// docs/fleet.md configures one. A node is ready when its GET /healthz answers 200, which NATS
-// gives only once JetStream is current with the cluster's meta leader: before that an MQTT
+// docs/operator/monitoring.md configures one. A node is ready when its GET /healthz answers 200,
+// which NATS gives only once JetStream is current with the cluster's meta leader: before that an MQTT
 // connect may be refused.
 import { spawn } from 'node:child_process';
 import { accessSync, appendFileSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

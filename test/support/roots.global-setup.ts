@@ -53,7 +53,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
   const started = performance.now();
   // Two lanes: the longest build (arm64's, all under qemu-user) alone in one, the others one after
   // another in the other, so that the second core is not left idle for the arm64 root's quarter of
-  // an hour once the suites that need no root are done (figures: README, "How long the tests take").
+  // an hour once the suites that need no root are done (figures: docs/engineer/tests.md).
   const longest = missing.find((root) => root.recipe.architecture === 'arm64');
   const lanes = [longest === undefined ? [] : [longest], missing.filter((root) => root !== longest)].filter((lane) => lane.length > 0);
   const buildLane = async (lane: readonly TestRoot[]): Promise<void> => {

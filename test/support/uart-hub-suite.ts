@@ -6,24 +6,24 @@ import { advertiseScript, bleStateIs, buildDeb, cliStatus, hubStatus, logEntry, 
 import { attachUart, detachUart, startControllerServer, uart, type Uart } from './uart-controllers.js';
 
 // The package of one architecture on Debian's own kernel for it, its controllers on UARTs
-// (uart-controllers.ts), as a Raspberry Pi's onboard one is (CONTRACT 13 and 14). One boot and few
+// (uart-controllers.ts), as a Raspberry Pi's onboard one is. One boot and few
 // steps, each waiting on the daemon's own lines: under software emulation Node runs about ten
 // times slower than on the host. The button's controller is attached first (hci0); the hub's
 // (hci1, the daemon's adapter) only after the daemon started, as hciuart attaches it at boot.
-// The figures (docs/performance.md) are written to stderr at the end.
+// The figures (docs/reference/performance.md) are written to stderr at the end.
 
 const BUTTON_INDEX = 0;
 const HUB_INDEX = 1;
 /**
- * The contract's bound: scanning within 10 s of the adapter appearing or coming back (CONTRACT 14).
+ * The bound: scanning within 10 s of the adapter appearing or coming back.
  * Measured on the guest's clock, which runs at the host's pace while the emulated CPU does its part
  * of those seconds (the ladder's look for the adapter, its open and power-on) `slowness` times
- * slower (guest-architecture.ts): the bound is the contract's times the guest's slowness.
+ * slower (guest-architecture.ts): the bound is 10 s times the guest's slowness.
  */
 const APPEARS_MS = 10_000;
 /**
- * CONTRACT 18's bounds on memory relative to the idle daemon: at rest after its input, its RSS is
- * back within 20 MB of where it started, within 2 minutes (here times the guest's slowness, for
+ * The bounds on memory under bad input, relative to the idle daemon: at rest after its input, its
+ * RSS is back within 20 MB of where it started, within 2 minutes (here times the guest's slowness, for
  * V8's idle collection under emulation).
  */
 const AT_REST_OVER_START_KB = 20 * 1024;
@@ -73,7 +73,7 @@ export function describeUartHub(architecture: DebianArchitecture, booted: UartGu
 
     const daemonSays = (state: string, after: number): Promise<GuestLine> =>
       daemon.waitForLine(bleStateIs(state), { after, timeoutMs: 60_000 * slowness, what: `the daemon's BLE state ${state}` });
-    /** Scanning again after `since` (guest ms), within the contract's 10 s times the guest's slowness; the figure is kept. */
+    /** Scanning again after `since` (guest ms), within 10 s times the guest's slowness; the figure is kept. */
     const scanningAgain = async (row: string, since: number): Promise<GuestLine> => {
       const scanning = await daemonSays('scanning', since);
       figures.push(`${row}: scanning ${((scanning.t - since) / 1000).toFixed(2)} s after (bound ${APPEARS_MS / 1000} s × slowness ${slowness})`);

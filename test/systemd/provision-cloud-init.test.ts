@@ -14,7 +14,7 @@ import { PROVISION_RECIPE } from '../support/test-roots.js';
 import { freePort } from '../support/loopback.mjs';
 import { signIn } from '../support/web-page.js';
 
-// A headless hub provisioned from its boot partition (CONTRACT section 15), with real cloud-init:
+// A headless hub provisioned from its boot partition, with real cloud-init:
 // Debian 13 (trixie) booted under systemd by systemd-nspawn, with cloud-init and the panic-pair
 // package installed and `cloud-init clean` run, as a golden image is shipped. NoCloud reads its
 // seed from /boot/firmware, as on Raspberry Pi OS; the seed's user-data is one of three files

@@ -13,7 +13,7 @@ import { whilePressed } from '../support/pressed-button.js';
 import { previousPackage, type PreviousPackage } from '../support/previous-package.js';
 import { waitFor } from '../support/wait.js';
 
-// The store's schema change (CONTRACT 17, schemaVersion 2 with `heard`) as a hub meets it: the
+// The store's schema change (schemaVersion 2 with `heard`, for supervision) as a hub meets it: the
 // release before supervision, built from git history (test/support/previous-package.ts), is
 // installed with apt in the deb-package suite's Debian 13 container, configured and given two
 // buttons; this checkout's package is installed over it. Every pairing is kept, supervision starts

@@ -8,7 +8,7 @@ import { readBody } from '../../src/http/json-io.js';
 import { LINGER_MS, MAX_BODY_BYTES, MAX_COOKIE_BYTES, MAX_HEADER_COUNT, refuse, serverOptions, tooLarge } from '../../src/web/request-bounds.js';
 import { openRaw, statusOf, writableAgain } from './raw-connection.js';
 
-// What one client may send the page (issue 36), against a real daemon over loopback: each request
+// What one client may send the page, against a real daemon over loopback: each request
 // over a bound gets a status that names it and its connection closed, and the page and the daemon
 // carry on as before.
 

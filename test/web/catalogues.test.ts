@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/binary.js';
 import { scriptStrings } from './script-strings.js';
 
-// The page's catalogues (CONTRACT.md section 20), one a language: each has exactly the English
+// The page's catalogues, one a language: each has exactly the English
 // keys, the same placeholders, every plural form its language's rules name, and the glossary
 // that fixes its terms; and the page's scripts say nothing that is not a catalogue key. What this
 // file reports is what a new language still lacks.
@@ -27,7 +27,7 @@ const placeholders = (text: string): string[] => [...text.matchAll(/\{(\w+)\}/g)
 const forms = (message: Message): string[] => (typeof message === 'string' ? [message] : Object.values(message));
 
 describe("the page's catalogues", () => {
-  it('offers the ten languages of the contract, each with a catalogue, and no catalogue it does not offer', () => {
+  it('offers its ten languages, each with a catalogue, and no catalogue it does not offer', () => {
     expect(LANGUAGES).toEqual(expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt', 'sv', 'ar']));
     const files = readdirSync(path.join(ASSETS, 'i18n')).map((file) => file.replace(/\.json$/, ''));
     expect(files.sort()).toEqual([...LANGUAGES].sort());

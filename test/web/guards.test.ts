@@ -5,7 +5,7 @@ import { servePageForFile } from '../support/page-daemon.js';
 import { waitFor } from '../support/wait.js';
 import { postCode, rawRequest, signIn, type PageSettings } from '../support/web-page.js';
 
-// The page's guards over raw HTTP, against a real daemon (CONTRACT 11).
+// The page's guards over raw HTTP, against a real daemon.
 
 let harness: DaemonHarness;
 let page: PageSettings;

@@ -6,7 +6,7 @@ import { pageStatus } from '../../src/web/page-health.js';
 import { linkedRecord } from '../control/fake-daemon.js';
 import { healthyStatusInputs } from '../support/status-inputs.js';
 
-// The page gets each problem of `status` as a kind with its figures (CONTRACT.md section 20),
+// The page gets each problem of `status` as a kind with its figures,
 // never status's English sentence: every problem the daemon's own buildStatus can raise is
 // known here by its kind, in the same order, so none reaches the page as an unnamed "other".
 

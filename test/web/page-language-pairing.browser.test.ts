@@ -5,7 +5,8 @@ import { openLanguagePhone, WAIT, type LanguagePhone } from './language-phone.js
 
 // A whole pairing in German and in Arabic, against a real daemon, a real broker and the simulated
 // API: a phone in that language signs in, sees the button it presses, pairs it, and reads each
-// step in its language, through the page's stable hooks only. Its screens, in test-artifacts/web/, are the pictures of docs/languages.md.
+// step in its language, through the page's stable hooks only. Its screens, in
+// test-artifacts/web/, are the pictures of docs/engineer/languages.md.
 
 const CASES = [
   { locale: 'de-DE', language: 'de', deviceId: 'DE7F3A', checking: 'Abonnement des Kunden wird geprüft', wrong: 'Dieser Code stimmt nicht. Prüfen Sie das Etikett am Hub.', linked: /Verknüpft: Verknüpfungs-ID \d+/, english: /Linked|Checking|Waiting/ },

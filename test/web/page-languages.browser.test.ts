@@ -9,7 +9,7 @@ import { fakeHandlers, linkedRecord, sampleStatus, untilAborted } from '../contr
 import { ROOT } from '../support/binary.js';
 import { openLanguagePhone, WAIT, type LanguagePhone } from './language-phone.js';
 
-// The page in each of its languages (CONTRACT.md section 20), in a real Chromium whose locale is
+// The page in each of its languages, in a real Chromium whose locale is
 // set as a phone sets it, with the page full: buttons heard now, a pairing under way, checks run,
 // a missing button, a low battery. For each: <html lang> and dir, no English phrase left, nothing
 // cut off or wider than the screen at 390 x 844 and 1280 x 800, and nothing serious or critical

@@ -3,7 +3,7 @@ import { openPhone, type PhoneBrowser } from '../support/browser.js';
 import { startHarness, type DaemonHarness } from '../support/daemon-harness.js';
 import { pageSettings, type PageSettings } from '../support/web-page.js';
 
-// The page pairs through an API outage as the CLI does (CONTRACT.md section 9), and says so:
+// The page pairs through an API outage as the CLI does, and says so:
 // which API, and when it tries again. The API is taken down and brought
 // back on the same address (the harness's outage): connections refused while it is away.
 

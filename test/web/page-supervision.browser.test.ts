@@ -6,7 +6,7 @@ import { startWebPage, type WebPage } from '../../src/web/index.js';
 import { fakeHandlers, linkedRecord, sampleStatus } from '../control/fake-daemon.js';
 import { openPhone, type PhoneBrowser } from '../support/browser.js';
 
-// Linked buttons on the installer's page (CONTRACT.md sections 11 and 17): a missing one marked as
+// Linked buttons on the installer's page: a missing one marked as
 // such in words, first; each one's last-heard time and battery. The page and its live channel are
 // real, in a real Chromium; only the daemon's answers are made up, as the control tests make them.
 

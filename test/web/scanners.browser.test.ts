@@ -25,7 +25,7 @@ import { xContentTypeOptionsTest } from '@mdn/mdn-http-observatory/src/analyzer/
 // @ts-expect-error: as above
 import { xFrameOptionsTest } from '@mdn/mdn-http-observatory/src/analyzer/tests/x-frame-options.js';
 
-// The installer's page as scanners see it (CONTRACT 18), served over HTTPS with its certificate by
+// The installer's page as scanners see it, served over HTTPS with its certificate by
 // a real daemon: MDN's HTTP Observatory grades its headers and cookies with its own retriever and
 // tests, signed out and signed in; axe-core, in the real Chromium, checks it at a phone's size and
 // a desktop's, signed out and signed in.

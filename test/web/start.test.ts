@@ -60,7 +60,7 @@ describe('`run` with the page on', () => {
       const cookie = await signIn(page, true);
       const signedIn = (await rawRequest(page.port, { https: true, headers: { cookie } })).body;
       expect(signedIn).toContain('Button ID');
-      // The Button key field (CONTRACT 19): taken over HTTPS, checked as `pair --key-file` is, never echoed.
+      // The Button key field: taken over HTTPS, checked as `pair --key-file` is, never echoed.
       expect(signedIn).toMatch(/<input id="button-key" name="key" type="password"/);
       const pair = (key: string) =>
         rawRequest(page.port, { https: true, method: 'POST', path: '/api/pair', headers: { cookie, origin: page.origin, 'content-type': 'application/json' }, body: JSON.stringify({ deviceId: 'KEYED-1', key }) });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/binary.js';
 
-// One stylesheet for both directions (CONTRACT.md section 20): every side is a logical one
+// One stylesheet for both directions: every side is a logical one
 // (margin-inline-start, not margin-left), so that Arabic, right to left, needs no second sheet.
 
 const css = readFileSync(path.join(ROOT, 'src', 'web', 'assets', 'app.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');

@@ -1,4 +1,4 @@
-// The flags of `panic-pair provision` (CONTRACT 15), each as an installer or a vendor's script
+// The flags of `panic-pair provision`, each as an installer or a vendor's script
 // might pass it: each value is taken or refused with a usage error naming the flag, an address's
 // password is never echoed, and a hub made of taken values renders as #cloud-config user-data.
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Every setting's value (CONTRACT 3), from the environment or the config file: the loader gives a
+// Every setting's value, from the environment or the config file: the loader gives a
 // configuration or a 'config' error, and its message never holds a secret value.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

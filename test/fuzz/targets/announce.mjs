@@ -1,4 +1,4 @@
-// MQTT announcements (`<prefix>/announce`, CONTRACT 5): the parser, and the source that counts.
+// MQTT announcements (`<prefix>/announce`): the parser, and the source that counts.
 import { createCounters } from '../../../dist/status/counters.js';
 import { parseAnnouncement, startAnnounceSource } from '../../../dist/discovery/announce.js';
 import { isValidDeviceId } from '../../../dist/device-id.js';

@@ -1,6 +1,6 @@
-// BLE gateways' BTtoMQTT reports (Theengs, OpenMQTTGateway; CONTRACT 5): the parser, the gateway
+// BLE gateways' BTtoMQTT reports (Theengs, OpenMQTTGateway): the parser, the gateway
 // name taken from the topic, and the source through the BLE profiles. The input's first line is
-// the topic, the rest the payload. A topic ending in /LWT is a gateway's last will (CONTRACT 17).
+// the topic, the rest the payload. A topic ending in /LWT is a gateway's last will.
 import { profilesSchema } from '../../../dist/config/profile.js';
 import { createCounters } from '../../../dist/status/counters.js';
 import { gatewayName, parseGatewayMessage, startBleGatewaySource } from '../../../dist/discovery/ble-gateway.js';

@@ -1,4 +1,4 @@
-// The JSON configuration file, through the whole loader (CONTRACT 3): every input is written as
+// The JSON configuration file, through the whole loader: every input is written as
 // the file and loaded; it gives a configuration or a 'config' error, never anything else, and the
 // error never echoes a secret the file held.
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The installer's page (CONTRACT 11) as a browser, or anything else on the LAN, reaches it: each
+// The installer's page as a browser, or anything else on the LAN, reaches it: each
 // input becomes one HTTP request written raw to the real server (method, path, Host, Origin,
 // cookies, content type, an extra header line, the body; the sign-in form; the live stream).
 // Every request gets a response with a status the page uses, or is refused by Node's parser

@@ -1,4 +1,4 @@
-// The provisioning CSV (`panic-pair provision --csv`, CONTRACT 15): parsed and planned; a batch is
+// The provisioning CSV (`panic-pair provision --csv`): parsed and planned; a batch is
 // a list of hubs, or a usage error naming its row or flag. Nothing is written here.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// What every fuzz target holds each input to (CONTRACT 18): it ends as exactly one accepted item
+// What every fuzz target holds each input to: it ends as exactly one accepted item
 // or one counted rejection. A broken rule throws a Finding; any other exception escaping the code
 // under test is a finding too (Jazzer keeps the input that raised it).
 import { topicMatches } from '../../../dist/mqtt/subscriptions.js';
@@ -40,7 +40,7 @@ export function fakeConnection() {
   };
 }
 
-/** A battery on a sighting is a whole percent or absent (CONTRACT 17): out of range never gets through. */
+/** A battery on a sighting is a whole percent or absent: out of range never gets through. */
 export function expectBattery(sighting) {
   expect(sighting.battery === undefined || (Number.isInteger(sighting.battery) && sighting.battery >= 0 && sighting.battery <= 100), 'a battery from 0 to 100');
   expect(sighting.batteryLow === undefined || typeof sighting.batteryLow === 'boolean', 'batteryLow true or false');

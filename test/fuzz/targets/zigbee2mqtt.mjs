@@ -1,4 +1,4 @@
-// Zigbee2MQTT (CONTRACT 5 and 17): bridge events through a Zigbee profile, and, for an input whose
+// Zigbee2MQTT: bridge events through a Zigbee profile, and, for an input whose
 // first line is a topic under zigbee2mqtt/, whatever else the source hears: the device list, the
 // bridge's state, a known button's own reports (with their battery).
 import { profilesSchema } from '../../../dist/config/profile.js';

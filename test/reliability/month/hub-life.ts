@@ -6,7 +6,7 @@ import type { DeviceRecord } from '../../../src/store/record.js';
 // The parts of a hub's month that are not the daemon's own code: an API that goes away and comes
 // back, a store in memory (the soak measures what the engine keeps, not the disk), a broker whose
 // connection drops, and the rhythms of a month. Each rhythm is one line of RHYTHMS: supervision
-// (CONTRACT 17) and gateways' last wills join here as their own rhythms.
+// and gateways' last wills join here as their own rhythms.
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -115,7 +115,7 @@ export const RHYTHMS: Rhythm[] = [
   },
   { what: 'pair <id> of a button already linked, during an outage every third day', every: 24 * 60, at: 14 * 60, act: (life) => life.pair(life.buttons[0]!) },
   { what: 'a button is forgotten', every: 7 * 24 * 60, at: 20 * 60, act: (life) => life.forget(life.buttons.at(-1)!) },
-  // Supervision (CONTRACT 17): the first button's battery goes flat for six hours every fifth day
+  // Supervision: the first button's battery goes flat for six hours every fifth day
   // (it is missing, then back), which the broker's daily drop never overlaps.
   { what: 'a button falls silent', every: 5 * 24 * 60, at: 24 * 60 + 16 * 60, act: (life) => life.buttons[0] !== undefined && life.silent.add(life.buttons[0]) },
   { what: 'and is back with a new battery', every: 5 * 24 * 60, at: 24 * 60 + 22 * 60, act: (life) => life.silent.clear() },

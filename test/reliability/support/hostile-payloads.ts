@@ -41,7 +41,7 @@ export function hostilePayload(random: SeededRandom, target: HostileTarget): Buf
   }
 }
 
-/** A deviceId of the contract's alphabet, tagged so a test can tell its own. */
+/** A deviceId of the allowed alphabet (A-Z a-z 0-9 . _ : -), tagged so a test can tell its own. */
 export function fuzzDeviceId(random: SeededRandom): string {
   return `FZ${random.text(ID_ALPHABET, random.int(1, 20))}`;
 }
