@@ -71,7 +71,7 @@ describe('the configuration reference', () => {
   });
 
   it('names no variable that is not a setting', () => {
-    const known = new Set(SETTING_KEYS.map((key) => SETTINGS[key].env));
+    const known = new Set<string>(SETTING_KEYS.map((key) => SETTINGS[key].env));
     const named = new Set(PAGE.match(/\bPANIC_PAIR_[A-Z0-9_]+\b/g) ?? []);
     expect([...named].filter((name) => !known.has(name))).toEqual([]);
   });
