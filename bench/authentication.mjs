@@ -1,4 +1,4 @@
-// CPU per verified report (issue 35): a keyed button's encrypted BTHome report through the
+// CPU per verified report: a keyed button's encrypted BTHome report through the
 // authenticator (AES-128-CCM with node:crypto, the counter rule, reading the objects), against an
 // unkeyed button's plain report through the same authenticator, in this process, alternating
 // rounds. The ratio is informative (no target); the figure that matters is microseconds a report.

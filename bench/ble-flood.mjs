@@ -4,10 +4,10 @@
 // same HCI packets go through noble's own parser in each; the figure is the median ratio of
 // alternating rounds. An informative figure (no target): 1.0 would mean our part costs nothing.
 // The buttons also send BTHome v2 service data (packet id, battery), as battery-reporting buttons
-// do: the daemon reads it once a profile matched (CONTRACT.md section 17).
-// A second figure (issue 28): the same path with every button linked and supervised, against the
+// do: the daemon reads it once a profile matched.
+// A second figure: the same path with every button linked and supervised, against the
 // path without supervision; the target is within 5 %.
-// A third (issue 35): the supervised path with the authenticator in front, as the daemon now wires
+// A third: the supervised path with the authenticator in front, as the daemon now wires
 // it, none of the buttons keyed, against the supervised path without it: within 5 %.
 import { dist, median, report, runBench } from './lib/harness.mjs';
 

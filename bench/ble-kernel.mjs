@@ -1,12 +1,12 @@
-// BLE through a real kernel (issue 22): Debian 13's kernel under qemu (TCG), BlueZ's btvirt making
+// BLE through a real kernel: Debian 13's kernel under qemu (TCG), BlueZ's btvirt making
 // the hub's adapter (hci0) and four button controllers, the package's daemon run as its unit runs it
 // (test/support/kernel-guest.ts, kernel-hub.ts). Three figures:
 //   1. CPU per advertisement of the daemon against bare noble scanning the same adapter at the same
 //      time (so both receive the very same reports), at several hundred advertisements a second
 //      from 200 virtual buttons: utime+stime from /proc/<pid>/stat over a window, divided by the
 //      reports each counted. Goal <= 1.2.
-//   2. Time from the adapter's return to the daemon's `scanning`, for each row of CONTRACT 14 that
-//      has one, and for the rows where it stays `scanning` (another program's reset or scan stop)
+//   2. Time from the adapter's return to the daemon's `scanning`, for each row of the radio's
+//      failure table (docs/engineer/radio.md) that has one, and for the rows where it stays `scanning` (another program's reset or scan stop)
 //      the time until a button advertised right after is heard (median of a few rounds, on the
 //      guest's clock).
 //   3. Time from a button's first advertisement to `linked` (the daemon's log line), through the kernel.

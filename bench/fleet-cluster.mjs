@@ -1,5 +1,5 @@
 // Fleet on a cluster: `panic-pair fleet --json` against three NATS Server nodes holding --hubs
-// hubs' retained health (CONTRACT.md section 16, issue 38), and how long a killed node's bridges
+// hubs' retained health, and how long a killed node's bridges
 // take to be carried by the others.
 //
 //   node bench/fleet-cluster.mjs [--hubs 100000] [--runs 3] [--bridges 12]
@@ -26,7 +26,7 @@ const BRIDGES = Number(values.bridges);
 for (const [name, value] of [['--hubs', HUBS], ['--runs', RUNS], ['--bridges', BRIDGES]]) {
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0`);
 }
-// The issue's goals on this machine: 100,000 hubs read in 15 s or less, with 300 MB or less.
+// The goals on this machine: 100,000 hubs read in 15 s or less, with 300 MB or less.
 const SECONDS_TARGET = 15;
 const RSS_TARGET_MB = 300;
 /** Seeding clients: NATS stores a client's retained messages one at a time, so they are many. */

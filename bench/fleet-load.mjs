@@ -1,4 +1,4 @@
-// Fleet load: what each hub's health and state cost a central broker (CONTRACT.md section 16).
+// Fleet load: what each hub's health and state cost a central broker.
 //
 //   node bench/fleet-load.mjs [--rest-refreshes 5] [--buttons 10] [--hubs 10000] [--central-seconds 60]
 //

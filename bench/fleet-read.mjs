@@ -1,5 +1,5 @@
-// Fleet read: `panic-pair fleet --json` against a central broker holding --hubs hubs (CONTRACT.md
-// section 16, issue 30): how long it takes to answer and the most memory it holds.
+// Fleet read: `panic-pair fleet --json` against a central broker holding --hubs hubs: how long
+// it takes to answer and the most memory it holds.
 //
 //   node bench/fleet-read.mjs [--hubs 10000] [--runs 3]
 //
@@ -21,7 +21,7 @@ const RUNS = Number(values.runs);
 for (const [name, value] of [['--hubs', HUBS], ['--runs', RUNS]]) {
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a whole number above 0`);
 }
-// The issue's words: "answers in a few seconds and a bounded amount of memory".
+// The goal: "answers in a few seconds and a bounded amount of memory".
 const SECONDS_TARGET = 10;
 
 /** Peak resident set (VmHWM) of a process still running, in bytes; 0 once it is gone. */

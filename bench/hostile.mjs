@@ -1,4 +1,4 @@
-// The running daemon attacked from outside (CONTRACT 18, issues 29 and 36): hostile MQTT on every
+// The running daemon attacked from outside: hostile MQTT on every
 // topic it reads, control-socket clients, page requests and slow clients, and a hostile API
 // behind a proxy while `pair` runs in a loop with new ids, against one daemon with linked
 // buttons; one side alone or all at once. Afterwards the daemon answers `status`, the buttons

@@ -67,7 +67,7 @@ await runBench('latency', async () => {
       request.end(body);
     });
   const bareTimes = [];
-  // And a durable write of the same kind as the store's (the contract's four steps), timed in a
+  // And a durable write of the same kind as the store's (its four steps), timed in a
   // directory of its own: what each of the two writes on the daemon's path costs right now.
   const { writeFileDurably } = await dist('store/durable-write.js');
   const scratch = path.join(tempDir('latency-writes'), 'probe.json');
@@ -113,7 +113,7 @@ await runBench('latency', async () => {
   const measured = times.slice(1);
   const stats = simulator.stats();
   // What the machine gives at that moment to any daemon: the bare POST, the two durable writes of
-  // CONTRACT.md section 8 and the broker's hops. Reported beside the ratio, not part of it.
+  // a link (`linking`, then its outcome) and the broker's hops. Reported beside the ratio, not part of it.
   const bare = median(bareTimes.slice(1));
   const write = median(writeTimes.slice(1));
   const loop = median(loopTimes.slice(1));

@@ -1,6 +1,6 @@
 // `npm run bench`: runs the benchmark scripts one after another (never two at once: each would
-// skew the other's figures) and prints one table, figure by figure: the measured ratio, the
-// target of issue 7, and whether it is met. Benchmarks inform, they do not gate: this exits 0
+// skew the other's figures) and prints one table, figure by figure: the measured ratio, its
+// target, and whether it is met. Benchmarks inform, they do not gate: this exits 0
 // whatever the figures, and says plainly which miss. Each script starts and stops its own broker,
 // simulator and daemon on loopback; the whole run takes a few minutes.
 //
@@ -12,11 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT, RESULT_MARK } from './lib/harness.mjs';
 
-/** In the issue's order; a script not (yet) in bench/ is skipped with a note. */
+/** In this order; a script not (yet) in bench/ is skipped with a note. */
 const SCRIPTS = ['ingest', 'bulk-pairing', 'latency', 'memory', 'cli', 'ble-flood', 'store', 'web-page', 'fleet-load', 'fleet-read', 'fleet-cluster', 'supervision', 'authentication', 'site'];
 // A Debian kernel under qemu (about 5 minutes, root, qemu and mmdebstrap): only when asked for.
 if (process.env.BENCH_KERNEL === '1') SCRIPTS.push('ble-kernel');
-/** The issue's target, for a script that reports none of its own. */
+/** The target of a script that reports none of its own. */
 const ISSUE_TARGETS = { 'ble-flood': { op: '<=', value: 1.3 } };
 const SCRIPT_TIMEOUT_MS = 6 * 60_000;
 /**

@@ -1,4 +1,4 @@
-// A site (issue 50): one hub, Home Assistant discovery on, hearing every linked button every 10 s
+// A site: one hub, Home Assistant discovery on, hearing every linked button every 10 s
 // over MQTT from one client, as a care home or a hotel would. Two daemons, one with 100 buttons
 // and one with 1,000, each linked in one window, then measured side by side:
 // - CPU a report of a linked, supervised button, at each count, and in the same daemon at the
@@ -16,7 +16,7 @@
 // seconds: what the messages left to do is theirs). A message's cost is its phases' CPU beyond
 // the idle phases' rate over the same time, divided by the messages: the daemon's own timers (the
 // health every second, the sweep every 5 s) are no message's. A report's figure counts every
-// report from the first after the links, as the issue measured a site.
+// report from the first after the links, as a site runs.
 //
 //   node bench/site.mjs [--rounds 3] [--rest 120]
 //
@@ -44,7 +44,8 @@ const SMALL = 100;
 const LARGE = 1_000;
 /** Each button's report interval, and so each phase's length: one report of every button. */
 const REPORT_EVERY_MS = 10_000;
-/** CONTRACT.md section 18's bounds, which issue 50 holds linking to. */
+/** The daemon's memory bounds under attack (its peak, and back at rest, over where it started),
+ * which linking 1,000 buttons is held to as well. */
 const PEAK_BOUND_MB = 50;
 const REST_BOUND_MB = 20;
 /** A second with less CPU than this is quiet (the daemon idles at 1 to 10 ms a second; a CPU
@@ -180,7 +181,7 @@ function figures(site) {
   const idlePerMs = idles.reduce((sum, p) => sum + p.cpuNs, 0) / idles.reduce((sum, p) => sum + p.ms, 0);
   const each = (phases) => phases.reduce((sum, p) => sum + p.cpuNs - idlePerMs * p.ms, 0) / (phases.length * site.count) / 1000;
   return {
-    // Every report from the first after the links on, as a site runs (issue 50's own measure).
+    // Every report from the first after the links on, as a site runs (the site's own measure).
     reportUs: each([site.first, ...site.rounds.map((r) => r.linked)]),
     firstUs: each([site.first]),
     laterUs: each(site.rounds.map((r) => r.linked)),

@@ -1,6 +1,6 @@
 // Figure 7, store: bytes written and fsyncs per link during bulk pairing (300 buttons into one
 // window, the API answering after 20 ms), with 300 and with 3,000 devices already stored. No
-// target in the issue: the figures show what a link costs the SD card, and how that grows with
+// target: the figures show what a link costs the SD card, and how that grows with
 // the store (every write rewrites the whole file, so bytes per link grow with its size).
 // The counts are the daemon's own (`status` reports the store's writes, fsyncs and bytes).
 import { report, runBench, startDaemon, startMosquitto, startSimulator, tempDir, until } from './lib/harness.mjs';

@@ -1,4 +1,4 @@
-// Supervision (issue 28), two figures:
+// Supervision, two figures:
 // - store writes in an hour at rest: 50 linked buttons, each reporting every 2 s, through the
 //   supervisor and a real PairingStore on disk, on a fake monotonic clock (an hour in seconds).
 //   Target: at most 4 (an SD card's wear).

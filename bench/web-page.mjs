@@ -1,4 +1,4 @@
-// The installer's page (issue 13), three figures against a real daemon, broker and simulated API,
+// The installer's page, three figures against a real daemon, broker and simulated API,
 // with Debian's chromium at a phone's size driven by playwright-core:
 //  1. the first load in bytes (sign-in page, then the page after sign-in with its assets; the live
 //     channel's first snapshot counted too): target 150 KB or less, nothing from elsewhere;

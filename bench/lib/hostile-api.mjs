@@ -1,4 +1,4 @@
-// The API side of the hostile bench (issue 36): a proxy between the daemon and the simulator that
+// The API side of the hostile bench: a proxy between the daemon and the simulator that
 // answers half the requests itself, with garbage, bodies far too large, bodies that never end,
 // 500s and nonsense Retry-After, while `pair` runs in a loop with new ids.
 import http from 'node:http';

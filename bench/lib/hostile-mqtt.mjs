@@ -1,4 +1,4 @@
-// The MQTT side of the hostile bench (issue 36): every topic the daemon reads, sent broken,
+// The MQTT side of the hostile bench: every topic the daemon reads, sent broken,
 // oversized, deeply nested, with prototype keys, with made-up ids by the ten thousand and with
 // out-of-range readings, beside reports of the linked buttons (which must stay linked and heard).
 import { bytes, int, pick, random, text } from './hostile-random.mjs';

@@ -1,4 +1,4 @@
-// The page side of the hostile bench (issue 36): requests of the mix as raw bytes on loopback
+// The page side of the hostile bench: requests of the mix as raw bytes on loopback
 // (a 1 MB sign-in body, 2,000 headers, 9 KB cookies, chunked garbage, forged sessions), and slow
 // clients that never finish their request, a few dozen held open at a time.
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// The control-socket side of the hostile bench (issue 36): clients with oversized and malformed
+// The control-socket side of the hostile bench: clients with oversized and malformed
 // frames, lines left open, and now and then 100 clients at once.
 import net from 'node:net';
 import { pick, text } from './hostile-random.mjs';

@@ -1,5 +1,5 @@
-// RSS of a process sampled every half second (CONTRACT.md section 18's bound is on the peak during
-// an attack and the lowest reading within 2 minutes after it), and the split of memory-probe.mjs's
+// RSS of a process sampled every half second (the daemon's memory bound under attack is on the
+// peak during it and the lowest reading within 2 minutes after it), and the split of memory-probe.mjs's
 // lines (heap, external, array buffers) at the peak.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
