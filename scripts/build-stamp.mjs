@@ -1,5 +1,5 @@
 // Writes dist/build-time.json: when this package was built. A hub whose wall clock reads earlier
-// than that has plainly not been set (CONTRACT.md section 9). SOURCE_DATE_EPOCH, when a packager
+// than that has plainly not been set. SOURCE_DATE_EPOCH, when a packager
 // sets it for a reproducible build, is the time recorded.
 import { writeFileSync } from 'node:fs';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run fuzz [-- --target NAME] [--seconds N] [--runs N] [--json FILE]` (CONTRACT 18): each
+// `npm run fuzz [-- --target NAME] [--seconds N] [--runs N] [--json FILE]`: each
 // target in turn, Jazzer.js for the parsers of bytes and fast-check for the properties, then one
 // line a target: inputs tried, inputs per second, failures. An input that fails is written to
 // test/fuzz/<target>/ (Jazzer's crash file, or fast-check's counterexample as JSON) to be fixed

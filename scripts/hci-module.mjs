@@ -4,7 +4,7 @@
 // (when the garbage collector takes the stopped socket) closes that number again. By then the
 // number belongs to something else in the daemon: a control-socket client, the listening control
 // socket, the store's file being written, or a descriptor libuv watches, which aborts the process.
-// The kernel test found it (issue 22). So panic-pair never uses the module's prebuilt binaries:
+// The kernel tests (test/ble-kernel/) found it. So panic-pair never uses the module's prebuilt binaries:
 // the sources npm installed are fixed here and compiled, by `npm ci` (the `prepare` script), by
 // systemd/install.sh and by the package build, and the loader refuses a build without the fix
 // (src/discovery/kernel-hci-socket.ts, MODULE_FIXED).

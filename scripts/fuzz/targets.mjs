@@ -1,4 +1,4 @@
-// The fuzz targets (CONTRACT 18), one an entry point of outside input. `jazzer`: a parser of
+// The fuzz targets, one an entry point of outside input. `jazzer`: a parser of
 // bytes, fuzzed coverage-guided by Jazzer.js (test/fuzz/targets/<name>.mjs exports fuzz(data));
 // `property`: a function over structured values, checked by fast-check
 // (test/fuzz/properties/<name>.mjs exports property()). Inputs that ever failed are kept in
