@@ -1,4 +1,4 @@
-// `npm run mutate` (docs/mutation.md): StrykerJS mutates the pure decision modules and runs, for
+// `npm run mutate` (docs/engineer/mutation.md): StrykerJS mutates the pure decision modules and runs, for
 // each mutant, the unit tests that cover it (vitest.mutate.config.ts). Slow; never part of .ci/run.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -29,7 +29,7 @@ export default {
   incrementalFile: 'reports/mutation/incremental.json',
   reporters: ['html', 'clear-text', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  // Each module is held at 90 % (docs/mutation.md); the run fails when all of them together fall below.
+  // Each module is held at 90 % (docs/engineer/mutation.md); the run fails when all of them together fall below.
   thresholds: { high: 95, low: 90, break: 90 },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',

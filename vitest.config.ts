@@ -21,7 +21,7 @@ export default defineConfig({
     projects: [
       // Four workers, each keeping its process and its imports from one file to the next: most of
       // these suites wait on real processes and timers, and two workers left the cores a quarter
-      // idle while each file spent about 2.4 s importing (README, "How long the tests take").
+      // idle while each file spent about 2.4 s importing (docs/engineer/tests.md).
       {
         extends: true,
         test: { name: 'suite', maxWorkers: 4, isolate: false, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, KERNEL_TESTS] },
