@@ -14,7 +14,7 @@ import { waitFor } from '../support/wait.js';
 // the central broker tells them apart by hub id alone.
 
 const PREFIX = 'panic-pair';
-// The bounds: a dead daemon, and a cut bridge, are seen centrally within their keepalive.
+// The bounds: a dead daemon, and a cut bridge, are seen centrally within their keepalive.
 // (A broker may wait 1.5 keepalives for a client that falls silent; a killed process or a stopped
 // broker closes its socket, so the will is due at once.)
 const DAEMON_WILL_BOUND_MS = KEEPALIVE_SECONDS * 1000;
