@@ -3,7 +3,7 @@
 // button's report is verified with its key and counted, and only a verified one goes on. A
 // refused one (`forged`, `replayed`, `plain`) is counted and makes the button `imitated`.
 import { monotonicNow, type MonotonicClock } from '../clock.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';

@@ -3,7 +3,7 @@
 // tried with it whatever counter it carries (a re-pairing after a battery change accepts the new
 // one): the first that verifies settles the trial, and so does one that does not (exit 9).
 // Reports without BTHome data (an announcement of the same id) settle nothing.
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { verifyReport } from './verify-report.js';
 
 export type TrialOutcome =

@@ -8,7 +8,7 @@ import { aclSubject, isRefusal, protocolName, reasonWords } from '../mqtt/broker
 import { describeConnectFailure } from '../mqtt/connect-failure.js';
 import { brokerForLogs, readCredentialFile } from '../mqtt/credentials.js';
 import { announceTopic } from '../mqtt/topics.js';
-import type { RefusedPublish } from '../mqtt/refusals.js';
+import type { RefusedPublish } from '../status/status-report.js';
 import { refusedPublishesOf, runningDaemonStatus } from './running-daemon.js';
 import { probeBroker } from './mqtt-probe.js';
 import { fail, off, pass, type CheckResult } from './result.js';

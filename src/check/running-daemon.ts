@@ -3,8 +3,7 @@ import type { Config } from '../config/index.js';
 import { CONTROL_SOCKET_NAME, SYSTEMD_RUNTIME_DIR } from '../config/locations.js';
 import { callDaemon } from '../control/client.js';
 import type { BleState } from './ble-probe.js';
-import type { StatusReport } from '../status/status-report.js';
-import type { RefusedPublish } from '../mqtt/refusals.js';
+import type { RefusedPublish, StatusReport } from '../status/status-report.js';
 
 const ASK_TIMEOUT_MS = 3_000;
 

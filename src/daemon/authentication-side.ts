@@ -4,7 +4,7 @@ import type { PairingEngine } from '../pairing/engine.js';
 import type { Supervisor } from '../supervision/supervisor.js';
 import { keyedPairing } from './keyed-pairing.js';
 import type { Config } from '../config/index.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import type { Logger } from '../log/logger.js';
 import type { PairingStore } from '../store/index.js';
 import type { ButtonKeyStore } from '../store/button-key-store.js';

@@ -8,7 +8,7 @@ import { startReplay, type Replay } from '../discovery/ble-replay.js';
 import { readCapture } from '../discovery/btsnoop.js';
 import { loadNoble, type NobleRadio } from '../discovery/noble-loader.js';
 import { ProfileMatcher } from '../discovery/profiles.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { VirtualHciSocket } from '../discovery/virtual-hci-socket.js';
 import { PanicPairError, messageOf } from '../errors.js';
 import { secondsSince } from '../clock.js';

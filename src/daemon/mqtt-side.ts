@@ -4,7 +4,7 @@ import { startBleGatewaySource } from '../discovery/ble-gateway.js';
 import { largestMqttPayload } from '../discovery/payload-limit.js';
 import { ProfileMatcher } from '../discovery/profiles.js';
 import { startZigbeeSource } from '../discovery/zigbee2mqtt.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { startGatewayWillSource } from '../discovery/source-liveness.js';
 import type { SourceLiveness } from '../supervision/types.js';
 import { SourceLivenessBoard } from './source-liveness-board.js';

@@ -1,5 +1,5 @@
 import { aclSubject, type ProtocolName } from '../mqtt/broker-answers.js';
-import type { RefusalReport } from '../mqtt/refusals.js';
+import type { RefusalReport } from '../status/status-report.js';
 
 // What `status` says about the broker beyond its state word: why it is not connected, which
 // protocol it speaks, and what it refuses. A refused subscription leaves the hub deaf on it; a

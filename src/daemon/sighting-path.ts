@@ -1,6 +1,6 @@
 import type { Authenticator } from '../authentication/authenticator.js';
 import type { Config } from '../config/index.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import type { Logger } from '../log/logger.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import type { Counters } from '../status/counters.js';

@@ -2,7 +2,7 @@ import type { Counters } from '../status/counters.js';
 import { CLOCK_UNSET } from '../clock.js';
 import type { StatusReport } from '../status/status-report.js';
 import type { DeviceRecord } from '../store/record.js';
-import type { EntitlementState, TokenState } from '../pairing/types.js';
+import type { EntitlementState, TokenState } from '../api/types.js';
 import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';
 import type { ButtonCounts } from '../supervision/types.js';
 import { updateOutcomeOf, updateProblem, type UpdateRecord } from '../update/record.js';

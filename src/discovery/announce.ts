@@ -3,7 +3,7 @@ import { announceTopic } from '../mqtt/topics.js';
 import { readCompactAnnouncement } from './compact-announcement.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions } from './mqtt-source.js';
 import { DEVICE_ID_PATTERN } from '../device-id.js';
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 
 /** Announcements larger than this are refused unread: a real one is well under 200 bytes. */
 export const MAX_ANNOUNCEMENT_BYTES = 4096;

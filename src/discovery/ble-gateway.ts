@@ -1,7 +1,7 @@
 import { addBthome } from './bthome.js';
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { Advertisement, ProfileMatcher } from './profiles.js';
-import { batteryPercent, type Sighting } from './sighting.js';
+import { batteryPercent, type Sighting } from '../sighting.js';
 
 // BLE gateways on the broker: Theengs Gateway and OpenMQTTGateway publish each advertisement they
 // hear as JSON on `<base>/<gateway name>/BTtoMQTT/<MAC>`. Each goes through the same profiles as

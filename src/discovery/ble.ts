@@ -6,7 +6,7 @@ import { bleModuleProblem, bleModuleReason } from './ble-module.js';
 import { addBthome } from './bthome.js';
 import type { AdapterState, NoblePeripheral, NobleRadio } from './noble-loader.js';
 import type { ProfileMatcher } from './profiles.js';
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 import { monotonicNow } from '../clock.js';
 
 // The BLE source: noble scanning (the hub's radio, or a replayed capture on the VirtualHciSocket),

@@ -1,4 +1,4 @@
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 
 // BTHome v2 service data (UUID 0xFCD2, https://bthome.io/format): what a button says of its
 // battery. Read only for an advertisement a profile already matched, so

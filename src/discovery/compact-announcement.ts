@@ -1,4 +1,4 @@
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 
 // The announcement a button (or its bridge) actually sends, `{"deviceId":"7F3A9C","rssi":-52}`,
 // read straight from the bytes. Under a flood of announcements JSON.parse was the daemon's largest

@@ -3,7 +3,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import type { MqttConnection } from '../mqtt/connection.js';
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 import { monotonicNow } from '../clock.js';
 
 /** What a source makes of one message: a sighting, why it is invalid, or nothing (not a button). */

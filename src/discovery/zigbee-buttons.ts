@@ -1,6 +1,6 @@
 import { startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { ProfileMatcher } from './profiles.js';
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 import { addZigbeeBattery, isDeviceTopicName, parseDeviceList, readDeviceReport } from './zigbee-devices.js';
 
 // A Zigbee button's own reports as sightings: Zigbee2MQTT's retained device list says which

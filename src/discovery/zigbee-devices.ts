@@ -1,6 +1,6 @@
 import { readJsonObject } from './mqtt-source.js';
 import type { ZigbeeDefinition } from './profiles.js';
-import { batteryPercent, type Sighting } from './sighting.js';
+import { batteryPercent, type Sighting } from '../sighting.js';
 import { readLivenessWord } from './source-liveness.js';
 
 // What Zigbee2MQTT tells of its devices besides the bridge events: the retained device list

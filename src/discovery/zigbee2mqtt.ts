@@ -1,6 +1,6 @@
 import { readJsonObject, startMqttSource, type MqttSource, type MqttSourceOptions, type Reading } from './mqtt-source.js';
 import type { ProfileMatcher, ZigbeeDefinition } from './profiles.js';
-import type { Sighting } from './sighting.js';
+import type { Sighting } from '../sighting.js';
 import type { SourceLiveness } from '../supervision/types.js';
 import type { MqttConnection } from '../mqtt/connection.js';
 import { startZigbeeButtonSource } from './zigbee-buttons.js';

@@ -5,6 +5,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { RateLimitedWarning } from '../log/rate-limited.js';
 import { readMqttPassword } from '../config/secret-file.js';
+import type { RefusalReport } from '../status/status-report.js';
 import { protocolName, reasonWords, type ProtocolName } from './broker-answers.js';
 import { checkedRequests } from './checked-requests.js';
 import { describeConnectFailure } from './connect-failure.js';
@@ -12,7 +13,7 @@ import { brokerForLogs, parseBrokerUrl, readCredentialFile } from './credentials
 import { maximumPacketSize, oversized } from './packet-limit.js';
 import { watchProtocol } from './protocol-fallback.js';
 import { reconnectDelay } from './reconnect-delay.js';
-import { BrokerRefusals, type RefusalReport } from './refusals.js';
+import { BrokerRefusals } from './refusals.js';
 import { SubscriptionTable, type MessageHandler } from './subscriptions.js';
 import { statusTopic, type StatusPayload } from './topics.js';
 

@@ -1,25 +1,9 @@
+import type { RefusalReport } from '../status/status-report.js';
 import { isRefusal, reasonWords } from './broker-answers.js';
 
 // What the broker refused, kept until it grants or accepts it: a refused subscription leaves the
 // hub deaf on that filter, a refused retained publish leaves subscribers without the hub's state.
 // Both make `status` degraded and are asked again at the next connect (and on a timer).
-
-export interface RefusedSubscription {
-  filter: string;
-  reason: string;
-}
-
-export interface RefusedPublish {
-  topic: string;
-  reason: string;
-}
-
-export interface RefusalReport {
-  subscriptions: RefusedSubscription[];
-  publishes: RefusedPublish[];
-  /** Publishes the broker refused since start, retries included. */
-  publishesRefused: number;
-}
 
 export class BrokerRefusals {
   readonly #subscriptions = new Map<string, string>();

@@ -1,4 +1,4 @@
-import type { EntitlementState } from '../pairing/types.js';
+import type { EntitlementState } from '../api/types.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { MqttConnection } from './connection.js';
 import { deviceTopic, entitlementTopic, type DeviceStatePayload, type EntitlementPayload } from './topics.js';

@@ -1,5 +1,5 @@
 import { errorKindOf, messageOf } from '../errors.js';
-import type { TokenState } from './types.js';
+import type { TokenState } from '../api/types.js';
 
 // What the API's answers say about the hub's standing: is the token accepted, is the API reachable.
 // Fed by every call the engine makes; read by `status`.

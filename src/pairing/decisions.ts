@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import type { DeviceLink } from '../api/types.js';
 import type { DeviceRecord } from '../store/record.js';
 import type { ErrorKind } from '../errors.js';

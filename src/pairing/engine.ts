@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { PanicPairError } from '../errors.js';
 import type { DeviceRecord } from '../store/record.js';
 import { ApiHealth } from './api-health.js';
@@ -17,7 +17,8 @@ import { SightingWaiters } from './sighting-waiters.js';
 import { throughWindowOutages } from './through-outages.js';
 import { UnsavedLinks } from './unsaved-links.js';
 import { RequestSlots } from '../api/request-slots.js';
-import type { EntitlementState, HeardEntry, LinkOutcome, PairProgress, ScanEntry, WindowReport } from './types.js';
+import type { HeardEntry, LinkOutcome, PairProgress, ScanEntry, WindowReport } from './types.js';
+import type { EntitlementState } from '../api/types.js';
 import { monotonicNow, wallNow, wallTimeOf } from '../clock.js';
 import type { EngineOptions } from './engine-options.js';
 

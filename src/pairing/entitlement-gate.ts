@@ -1,10 +1,9 @@
 import { isEntitled } from '../api/entitlement.js';
 import { householdOf, hubAlone, type HouseholdMember } from '../api/household.js';
-import type { PanicApi } from '../api/types.js';
+import type { EntitlementState, PanicApi } from '../api/types.js';
 import { PanicPairError } from '../errors.js';
 import type { ApiHealth } from './api-health.js';
 import { entitlementIsFresh } from './decisions.js';
-import type { EntitlementState } from './types.js';
 
 // No link is attempted for a customer not entitled at that moment. A
 // positive answer is reused for the TTL; a negative one, or an error, is asked again next time.

@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { wallTimeOf } from '../clock.js';
 import type { DeviceRecord } from '../store/record.js';
 import { abortableDelay } from './deadline.js';

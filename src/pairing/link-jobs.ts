@@ -1,5 +1,5 @@
 import type { RetryPolicy } from '../api/retry-delay.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { BackgroundRetries } from './background-retries.js';

@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { PanicPairError } from '../errors.js';
 import { requireMember } from './customer-checks.js';
 import type { CustomerGates } from './customer-gates.js';

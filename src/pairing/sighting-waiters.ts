@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { reasonOf, timedOut } from './deadline.js';
 
 type Waiter = (sighting: Sighting) => void;

@@ -1,4 +1,4 @@
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { PanicPairError } from '../errors.js';
 import type { DeviceRecord } from '../store/record.js';
 import { abortableDelay, raceAbort, reasonOf } from './deadline.js';

@@ -54,13 +54,3 @@ export interface ScanEntry {
   /** The store's state for it, when it has one. */
   state?: DeviceRecord['state'];
 }
-
-export interface EntitlementState {
-  customerId: number;
-  entitled: boolean | null;
-  checkedAt?: string;
-  /** Why the last check failed, when it did. */
-  error?: string;
-}
-
-export type TokenState = 'unknown' | 'accepted' | 'refused' | 'missing';

@@ -1,6 +1,5 @@
 import type { Counters } from './counters.js';
-import type { TokenState } from '../pairing/types.js';
-import type { RefusalReport } from '../mqtt/refusals.js';
+import type { TokenState } from '../api/types.js';
 import type { ButtonCounts } from '../supervision/types.js';
 import type { UpdateOutcome } from '../update/words.js';
 
@@ -55,4 +54,22 @@ export interface StatusReport {
   /** ISO-8601 end of the latest open pairing window, when one is open. */
   windowOpenUntil?: string;
   counters: Counters;
+}
+
+// What the broker refuses, as `mqttRefusals` shows it (src/mqtt/refusals.ts keeps the list).
+export interface RefusedSubscription {
+  filter: string;
+  reason: string;
+}
+
+export interface RefusedPublish {
+  topic: string;
+  reason: string;
+}
+
+export interface RefusalReport {
+  subscriptions: RefusedSubscription[];
+  publishes: RefusedPublish[];
+  /** Publishes the broker refused since start, retries included. */
+  publishesRefused: number;
 }

@@ -2,7 +2,7 @@
 // arrives before its link does (the engine posts it, then stores it), and it is the button's first
 // heard report, with its battery. Bounded, so a flood of made-up ids
 // costs a map entry each and pushes out only the oldest.
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { setNewest } from '../newest-kept.js';
 
 /** Buttons being linked at once, with room to spare: a pairing window in a busy shop. */

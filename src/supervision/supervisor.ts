@@ -4,7 +4,7 @@
 // most every SAVE_INTERVAL_MS at rest and at once when a button's supervision changes.
 import { monotonicNow, wallNow, wallTimeOf, type MonotonicClock, type WallClock } from '../clock.js';
 import type { Profile } from '../config/profile.js';
-import type { Sighting } from '../discovery/sighting.js';
+import type { Sighting } from '../sighting.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { DeviceRecord } from '../store/record.js';

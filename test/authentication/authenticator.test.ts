@@ -10,7 +10,7 @@ import { startReplay } from '../../src/discovery/ble-replay.js';
 import { readCapture } from '../../src/discovery/btsnoop.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { createCounters } from '../../src/status/counters.js';
 import { silentLogger, type Logger } from '../../src/log/logger.js';

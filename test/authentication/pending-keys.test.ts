@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PendingKeys } from '../../src/authentication/pending-keys.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { encryptReport, SHELLY_BUTTON, VECTOR } from './bthome-vectors.js';
 
 const DEVICE = 'B1';

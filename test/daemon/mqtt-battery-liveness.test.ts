@@ -6,7 +6,7 @@ import type { PanicApi } from '../../src/api/types.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createCounters } from '../../src/status/counters.js';
 import { startMqttSide, type MqttSide } from '../../src/daemon/mqtt-side.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { DeviceStore } from '../../src/pairing/link-job.js';
 import { PairingEngine } from '../../src/pairing/engine.js';

@@ -11,7 +11,7 @@ import { ADAPTER_POLL_MS, REOPEN_UNUSABLE_MS, startAdapterRecovery, type Adapter
 import { SILENT_SCAN_REFRESH_MS } from '../../src/discovery/ble.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { advertisingReportEvent } from '../support/btsnoop-writer.js';
 import { captureLog } from '../support/log-capture.js';

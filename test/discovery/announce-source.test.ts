@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCounters } from '../../src/status/counters.js';
 import { startAnnounceSource, type AnnounceSource } from '../../src/discovery/announce.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { connectMqtt, type MqttConnection } from '../../src/mqtt/connection.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { captureLog, type CapturedLog } from '../support/log-capture.js';

@@ -9,7 +9,7 @@ import { startReplay } from '../../src/discovery/ble-replay.js';
 import { readCapture } from '../../src/discovery/btsnoop.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { adStructures, scanCapture, writeCapture, type AdvertisingReport, type Datalink } from '../support/btsnoop-writer.js';
 import { silentLogger } from '../../src/log/logger.js';

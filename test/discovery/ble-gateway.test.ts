@@ -3,7 +3,7 @@ import { DEFAULT_PROFILE, profilesSchema, type Profile } from '../../src/config/
 import { createCounters } from '../../src/status/counters.js';
 import { addGatewayBattery, gatewayName, gatewayNameOfWill, MAX_GATEWAY_SOURCES, OTHER_GATEWAYS, parseGatewayMessage, startBleGatewaySource } from '../../src/discovery/ble-gateway.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { connectMqtt } from '../../src/mqtt/connection.js';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { captureLog } from '../support/log-capture.js';

@@ -5,7 +5,7 @@ import { probeBle } from '../../src/check/ble-probe.js';
 import { startBleSource, type BleSource } from '../../src/discovery/ble.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { advertisingReportEvent, type AdvertisingReport } from '../support/btsnoop-writer.js';
 import { captureLog } from '../support/log-capture.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addBthomeBattery, bthomeOf, readBthome } from '../../src/discovery/bthome.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 
 // BTHome v2 service data, from the format's own examples (bthome.io/format) and devices' real
 // advertisements, then broken in the ways a radio breaks them.

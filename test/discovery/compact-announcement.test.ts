@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAnnouncement } from '../../src/discovery/announce.js';
 import { readCompactAnnouncement } from '../../src/discovery/compact-announcement.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 
 const AT = 1_700_000_000_000;
 

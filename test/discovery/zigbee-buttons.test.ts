@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { profilesSchema, type Profile } from '../../src/config/profile.js';
 import { createCounters } from '../../src/status/counters.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { MAX_ZIGBEE_BUTTONS } from '../../src/discovery/zigbee-buttons.js';
 import { MAX_DEVICE_LIST_BYTES } from '../../src/discovery/zigbee-devices.js';
 import { startZigbeeSource } from '../../src/discovery/zigbee2mqtt.js';

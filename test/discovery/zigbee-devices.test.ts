@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import {
   addZigbeeBattery,
   isDeviceTopicName,

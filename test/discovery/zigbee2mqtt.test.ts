@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profilesSchema, type Profile } from '../../src/config/profile.js';
 import { createCounters } from '../../src/status/counters.js';
 import { ProfileMatcher } from '../../src/discovery/profiles.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { parseBridgeEvent, startZigbeeSource } from '../../src/discovery/zigbee2mqtt.js';
 import { connectMqtt } from '../../src/mqtt/connection.js';
 import { startBroker, type TestBroker } from '../support/broker.js';

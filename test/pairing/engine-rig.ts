@@ -7,7 +7,7 @@ import { Secret } from '../../src/config/secret.js';
 import { createCounters } from '../../src/status/counters.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { PairingEngine } from '../../src/pairing/engine.js';
-import type { EntitlementState } from '../../src/pairing/types.js';
+import type { EntitlementState } from '../../src/api/types.js';
 import { startSimulator, type Seed, type Simulator } from '../../src/simulator/index.js';
 import { PairingStore } from '../../src/store/index.js';
 import { faultyFs, type Fault } from '../store/fixtures/faulty-fs.js';

@@ -13,7 +13,7 @@ import { parseCapture } from '../../src/discovery/btsnoop.js';
 import { loadNoble } from '../../src/discovery/noble-loader.js';
 import { ProfileMatcher, type Advertisement, type ProfileResult } from '../../src/discovery/profiles.js';
 import { isValidDeviceId } from '../../src/device-id.js';
-import type { Sighting } from '../../src/discovery/sighting.js';
+import type { Sighting } from '../../src/sighting.js';
 import { VirtualHciSocket } from '../../src/discovery/virtual-hci-socket.js';
 import { parseBridgeEvent } from '../../src/discovery/zigbee2mqtt.js';
 import { PanicPairError } from '../../src/errors.js';

@@ -1,5 +1,7 @@
 // What every source turns its raw input into. The engine knows nothing of where a sighting came
 // from beyond the `source` word it reports back to the installer.
+// It lives on the ground floor of src/, not in discovery/: supervision, a floor below the sources,
+// reads it too.
 export interface Sighting {
   deviceId: string;
   /** `ble` (the hub's radio or a replayed capture), `mqtt` (announcements), or an adapter's name. */
