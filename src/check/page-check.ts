@@ -4,6 +4,7 @@ import { GuardedFileError } from '../config/file-access.js';
 import { SETTINGS } from '../config/settings.js';
 import { listenText, MIN_CODE_LENGTH, readWebSecrets, UNIT_CODE_FILE, type WebConfig } from '../config/web.js';
 import { messageOf } from '../errors.js';
+import { hubOnNetwork, PAGE_OFF, pageAddress, pageAddressText, type HubOnNetwork } from '../status/page-address.js';
 import { fail, off, pass, type CheckResult } from './result.js';
 
 export { UNIT_CODE_FILE };
@@ -39,18 +40,19 @@ function unitHandsOverCode(unit: string): boolean {
 
 /**
  * The installer's page can start: what `run` reads before it listens (readWebSecrets, with the one
- * secret-file rule), read the same way. The code itself is never shown.
+ * secret-file rule), read the same way, and where a phone opens it. The code itself is never shown.
  */
-export function checkPage(config: Config): CheckResult {
+export function checkPage(config: Config, hub: HubOnNetwork = hubOnNetwork()): CheckResult {
   const web = config.web;
-  if (web === undefined) return off('page', `off (${SETTINGS.webListen.env} unset)`);
+  if (web === undefined) return off('page', PAGE_OFF);
   try {
     readWebSecrets(web);
   } catch (error) {
     return { ...failureOf(web, error), readAtStart: true };
   }
   const scheme = web.tls === undefined ? 'HTTP' : 'HTTPS';
-  return pass('page', `${scheme} on ${listenText(web.host, web.port)}; installer code in ${web.codeFile}, readable by its owner only`);
+  const open = web.port === 0 ? 'a port chosen as the daemon starts: panic-pair status shows the address' : pageAddressText(pageAddress({ ...web, https: web.tls !== undefined }, hub));
+  return pass('page', `${scheme} on ${listenText(web.host, web.port)}: ${open}; installer code in ${web.codeFile}, readable by its owner only`);
 }
 
 function failureOf(web: WebConfig, error: unknown): CheckResult {

@@ -109,7 +109,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   engine.onDevice((record) => logger.info({ deviceId: record.deviceId, state: record.state, linkId: record.linkId, error: record.error }, 'device state'));
   engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
-  const report = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters });
+  let pagePort: number | undefined;
+  const report = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters, pagePort: () => pagePort });
   const updates = new UpdateWatch({ stateDir: config.stateDir, logger });
   // A person's `status` reads the update record now; what samples the status every second (the
   // health, systemd's status line, the page) takes it as last read (a stat every 30 s).
@@ -124,6 +125,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
     await control.server.close().catch(() => undefined);
     throw error;
   });
+  pagePort = web?.port;
 
   const stopRefresh = startEntitlementRefresh(engine, config.entitlementTtlMs);
   void engine.recover().catch((error: unknown) => logger.error({ err: messageOf(error) }, 'recovery failed'));

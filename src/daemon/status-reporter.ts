@@ -4,6 +4,7 @@ import type { Config } from '../config/index.js';
 import type { PairingEngine } from '../pairing/engine.js';
 import type { Counters } from '../status/counters.js';
 import type { StatusReport } from '../status/status-report.js';
+import { hubOnNetwork, pageAddress, type PageAddress } from '../status/page-address.js';
 import type { PairingStore } from '../store/index.js';
 import type { Supervisor } from '../supervision/supervisor.js';
 import type { UpdateRecord } from '../update/record.js';
@@ -25,6 +26,8 @@ export function statusReporter(parts: {
   supervisor: Supervisor;
   authenticator: Authenticator;
   counters: Counters;
+  /** The port the installer's page listens on, once it does (a port of 0 is chosen then). */
+  pagePort: () => number | undefined;
 }): (update: UpdateRecord | null) => StatusReport {
   const { config, engine, store, ble, mqtt, supervisor, authenticator } = parts;
   return (update) =>
@@ -53,12 +56,20 @@ export function statusReporter(parts: {
       supervision: config.supervision.on ? 'on' : 'off',
       autoPair: config.autoPair,
       ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
+      page: pageOf(config, parts.pagePort()),
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
       counters: parts.counters,
       clockUnset: wallClockIsUnset(buildTime()),
       uptimeSeconds: Math.round(process.uptime()),
       update,
     });
+}
+
+/** Null while the page is off; the configured port until the page has its own. */
+function pageOf(config: Config, port: number | undefined): PageAddress | null {
+  if (config.web === undefined) return null;
+  const listen = port ?? config.web.port;
+  return listen === 0 ? null : pageAddress({ host: config.web.host, port: listen, https: config.web.tls !== undefined }, hubOnNetwork());
 }
 
 function writeCounts(store: PairingStore): { writes: number; fsyncs: number; bytesWritten: number } {

@@ -5,6 +5,7 @@ import type { DeviceRecord } from '../store/record.js';
 import type { EntitlementState, TokenState } from '../api/types.js';
 import { mqttProblems, mqttStatusFields, type MqttDetail } from './mqtt-status.js';
 import type { ButtonCounts } from '../supervision/types.js';
+import type { PageAddress } from '../status/page-address.js';
 import { updateOutcomeOf, updateProblem, type UpdateRecord } from '../update/record.js';
 
 export interface StatusInputs {
@@ -36,6 +37,8 @@ export interface StatusInputs {
   supervision?: 'on' | 'off';
   autoPair: boolean;
   homeAssistantPrefix?: string;
+  /** Where a phone opens the installer's page; none or null: the page is off. */
+  page?: PageAddress | null;
   windowOpenUntil?: number;
   counters: Counters;
   /** The wall clock reads earlier than the package's build. */
@@ -96,6 +99,7 @@ export function buildStatus(inputs: StatusInputs): StatusReport {
     buttons: inputs.buttons ?? { linked: devices.linked, online: 0, missing: 0, unknown: devices.linked, unsupervised: 0, batteryLow: 0 },
     autoPair: inputs.autoPair,
     update: updateOutcomeOf(inputs.update ?? null),
+    page: inputs.page ?? null,
     counters: { ...inputs.counters },
   };
   if (inputs.entitlement.checkedAt !== undefined) report.entitlementCheckedAt = inputs.entitlement.checkedAt;

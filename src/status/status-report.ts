@@ -1,4 +1,5 @@
 import type { Counters } from './counters.js';
+import type { PageAddress } from './page-address.js';
 import type { TokenState } from '../api/types.js';
 import type { ButtonCounts } from '../supervision/types.js';
 import type { UpdateOutcome } from '../update/words.js';
@@ -51,6 +52,8 @@ export interface StatusReport {
    * recorded. Older daemons send none.
    */
   update?: UpdateOutcome | null;
+  /** Where a phone opens the installer's page; null when the page is off. Older daemons send none. */
+  page?: PageAddress | null;
   /** ISO-8601 end of the latest open pairing window, when one is open. */
   windowOpenUntil?: string;
   counters: Counters;

@@ -23,6 +23,8 @@ export type { PageHandlers, HouseholdMember } from './port.js';
 export interface WebPage {
   /** Where it listens, e.g. http://127.0.0.1:8080 (the port resolved when 0 was asked). */
   url: string;
+  /** The port it listens on: the one asked for, or the one chosen for 0. */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -144,6 +146,7 @@ export async function startWebPage(options: WebPageOptions): Promise<WebPage> {
 
   return {
     url,
+    port,
     async close() {
       activity.stop();
       channel.close();

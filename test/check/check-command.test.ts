@@ -207,7 +207,7 @@ describe('panic-pair check: the installer\'s page', () => {
   it('off when PANIC_PAIR_WEB_LISTEN is unset: skipped, not a failure', async () => {
     const result = await check();
     expect(result.code).toBe(0);
-    expect(line(result.stdout, 'page')).toBe('SKIP page           off (PANIC_PAIR_WEB_LISTEN unset)');
+    expect(line(result.stdout, 'page')).toBe('SKIP page           off: webListen (PANIC_PAIR_WEB_LISTEN), e.g. 0.0.0.0:8080, and an installer code turn it on');
   });
 
   it('on, with a code file readable by its owner only: passes naming the address, never the code', async () => {
@@ -215,7 +215,7 @@ describe('panic-pair check: the installer\'s page', () => {
     await writeFile(codeFile, `${CODE}\n`, { mode: 0o600 });
     const result = await page(codeFile);
     expect(result.code).toBe(0);
-    expect(line(result.stdout, 'page')).toBe(`PASS page           HTTP on 127.0.0.1:8080; installer code in ${codeFile}, readable by its owner only`);
+    expect(line(result.stdout, 'page')).toBe(`PASS page           HTTP on 127.0.0.1:8080: http://127.0.0.1:8080, this hub only: no phone can open it (webListen 0.0.0.0:8080 serves the network); installer code in ${codeFile}, readable by its owner only`);
     const json = await runBinary(['check', '--json'], settings({ PANIC_PAIR_WEB_LISTEN: '127.0.0.1:8080', PANIC_PAIR_WEB_CODE_FILE: codeFile }));
     const report = JSON.parse(json.stdout) as CheckReport;
     expect(report.checks.find((entry) => entry.name === 'page')).toEqual({ name: 'page', ok: true, detail: expect.stringContaining('HTTP on 127.0.0.1:8080') });

@@ -141,7 +141,7 @@ describe('the page check outside the unit', () => {
   it('with no PANIC_PAIR_WEB_CODE_FILE, checks the file the unit loads as its installer-code credential', async () => {
     const unitCodeFile = join(dir, 'unit-installer-code');
     await writeFile(unitCodeFile, 'unit-code-5h2k9q\n', { mode: 0o600 });
-    expect(await checkOf(unitCodeFile, 'page')).toEqual(pass('page', `HTTP on [::1]:8443; installer code in ${unitCodeFile}, readable by its owner only`));
+    expect(await checkOf(unitCodeFile, 'page')).toEqual(pass('page', `HTTP on [::1]:8443: http://[::1]:8443, this hub only: no phone can open it (webListen 0.0.0.0:8080 serves the network); installer code in ${unitCodeFile}, readable by its owner only`));
   });
 
   it("under the Debian package's unit, which always hands the code over, a missing code file is named as the daemon names it", async () => {
@@ -164,7 +164,7 @@ describe('the page check outside the unit', () => {
     await chmod(keyFile, 0o600);
     const tls = { ...env, PANIC_PAIR_WEB_CERT_FILE: certFile, PANIC_PAIR_WEB_KEY_FILE: keyFile };
     const pageWith = async () => (await runChecks({ env: tls, defaultConfigFile: join(dir, 'absent.json'), unitCodeFile })).checks.find((check) => check.name === 'page');
-    expect(await pageWith()).toMatchObject({ ok: true, detail: expect.stringMatching(/^HTTPS on \[::1\]:8443; /) });
+    expect(await pageWith()).toMatchObject({ ok: true, detail: expect.stringMatching(/^HTTPS on \[::1\]:8443: https:\/\/\[::1\]:8443, this hub only/) });
     await chmod(keyFile, 0o640);
     expect(await pageWith()).toMatchObject({ ok: false, detail: `PANIC_PAIR_WEB_KEY_FILE ${keyFile} is readable by group or others (mode 0640)`, fix: `chmod 600 ${keyFile}`, readAtStart: true });
   });

@@ -144,7 +144,7 @@ describe.skipIf(skipReason !== undefined)(`the Debian package in a systemd conta
     expect(await signIn(page)).toMatch(/=/);
     expect((await postCode(page, 'not-the-code')).status).toBe(401);
     const after = await box.run(['panic-pair', 'check']);
-    expect(after.stdout.split('\n'), after.stdout).toContain(`PASS page           HTTP on 127.0.0.1:${port}; installer code in /etc/panic-pair/installer-code, readable by its owner only`);
+    expect(after.stdout.split('\n'), after.stdout).toContain(`PASS page           HTTP on 127.0.0.1:${port}: http://127.0.0.1:${port}, this hub only: no phone can open it (webListen 0.0.0.0:8080 serves the network); installer code in /etc/panic-pair/installer-code, readable by its owner only`);
   });
 
   it('an upgrade keeps settings and store, restarts the daemon, and loses no link in flight', async () => {

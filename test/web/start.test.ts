@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../support/binary.js';
@@ -57,6 +57,8 @@ describe('`run` with the page on', () => {
       expect(home.body).toContain('Installer code');
       const reply = await postCode(page, page.code, true);
       expect(String([reply.headers['set-cookie']].flat()[0])).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+      // `status` gives the page's address: its scheme and the one address it listens on.
+      expect((await harness.status()).page).toEqual({ url: page.origin, ipUrls: [] });
       const cookie = await signIn(page, true);
       const signedIn = (await rawRequest(page.port, { https: true, headers: { cookie } })).body;
       expect(signedIn).toContain('Button ID');
@@ -69,6 +71,22 @@ describe('`run` with the page on', () => {
       expect(bad.body).toContain('32 hex digits');
       expect(bad.body).not.toContain('not-a-key-0123456789');
       expect((await pair('5ac4b7d9e0f1a2b3c4d5e6f708192a3b')).status).toBe(202);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+
+  it("listening on every address: `status` names the hub's .local name, its IPv4 addresses and the port", async () => {
+    const { env, code, port } = await pageSettings();
+    const harness = await startHarness({ env: { ...env, PANIC_PAIR_WEB_LISTEN: `0.0.0.0:${port}` } });
+    try {
+      const report = await harness.status();
+      expect(report.page?.url).toBe(`http://${hostname().toLowerCase()}.local:${port}`);
+      expect(report.page?.ipUrls.every((url) => new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}$`).test(url))).toBe(true);
+      expect((await rawRequest(port)).status).toBe(200);
+      const printed = await harness.cli(['status']);
+      expect(printed.stdout).toMatch(new RegExp(`^page +open http://${hostname().toLowerCase()}\\.local:${port} on a phone on the hub's network`, 'm'));
+      expect(printed.stdout).not.toContain(code);
     } finally {
       await harness.close();
     }

@@ -4,6 +4,7 @@ import { askDaemon, type ClientOptions } from '../daemon.js';
 import { EXIT } from '../exit-codes.js';
 import { duration, facts, printJson } from '../render.js';
 import { updateLine } from '../../update/words.js';
+import { PAGE_OFF, pageAddressText } from '../../status/page-address.js';
 
 // `panic-pair status`: one line a fact, then exit 0 when healthy and 1 when degraded, so a
 // monitoring script needs only the exit code.
@@ -43,8 +44,9 @@ export function statusLines(report: StatusReport, now: number): string {
   const c = report.counters;
   const rows: [string, string][] = [
     ['daemon', `running, pid ${report.pid}, up ${uptime} (version ${report.version})`],
-    // Older daemons send none.
+    // Older daemons send neither.
     ...(report.update === undefined ? [] : [['update', updateLine(report.update)] as [string, string]]),
+    ...(report.page === undefined ? [] : [['page', report.page === null ? PAGE_OFF : pageAddressText(report.page)] as [string, string]]),
     ['customer', String(report.customerId)],
     ['household', householdText(report)],
     ['entitlement', entitlementText(report)],
