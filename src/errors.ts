@@ -1,22 +1,24 @@
 // Errors are values with a kind; the CLI maps kinds to its exit codes in one place
 // (src/cli/exit-codes.ts). Every module throws a PanicPairError (or a subclass) for anything a
 // user may see, so the message is written for the installer reading it.
-export type ErrorKind =
-  | 'usage' // a command used wrongly
-  | 'config' // a setting is missing or malformed
-  | 'not-entitled' // the customer holds no active subscription
-  | 'rejected' // the API answered 400
-  | 'unauthorized' // the API answered 401, or no token
-  | 'customer-not-found' // the API answered 404 for the customer
-  | 'daemon-unreachable' // the control socket cannot be reached
-  | 'timeout' // the button was not seen, or the API did not answer, in time
-  | 'unverified' // the button's reports do not verify with the key given; nothing was posted
-  | 'transient' // the API or network failed in a way worth retrying
-  | 'invalid-reply' // the API answered 2xx with a body that breaks the spec
-  | 'store' // the pairing store cannot be read or written
-  | 'store-refused' // `run` could not open its store at start (a rollback's judge tells this from a crash)
-  | 'locked' // another process owns the state dir
-  | 'failure'; // anything else
+export const ERROR_KINDS = [
+  'usage', // a command used wrongly
+  'config', // a setting is missing or malformed
+  'not-entitled', // the customer holds no active subscription
+  'rejected', // the API answered 400
+  'unauthorized', // the API answered 401, or no token
+  'customer-not-found', // the API answered 404 for the customer
+  'daemon-unreachable', // the control socket cannot be reached
+  'timeout', // the button was not seen, or the API did not answer, in time
+  'unverified', // the button's reports do not verify with the key given; nothing was posted
+  'transient', // the API or network failed in a way worth retrying
+  'invalid-reply', // the API answered 2xx with a body that breaks the spec
+  'store', // the pairing store cannot be read or written
+  'store-refused', // `run` could not open its store at start (a rollback's judge tells this from a crash)
+  'locked', // another process owns the state dir
+  'failure', // anything else
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 export class PanicPairError extends Error {
   readonly kind: ErrorKind;

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ERROR_KINDS } from '../../src/errors.js';
 import { ROOT } from '../support/binary.js';
 import { scriptStrings } from './script-strings.js';
 
@@ -109,6 +110,10 @@ const PROSE = /[A-Za-z]{2,}\s+[A-Za-z]{2,}|^[A-Z][a-z]+/;
 
 describe("the page's scripts", () => {
   const keys = Object.keys(english.messages);
+  it('words every error kind the daemon can answer with: a failure never shows as its bare code', () => {
+    expect(ERROR_KINDS.filter((kind) => !keys.includes(`reason.${kind}`))).toEqual([]);
+  });
+
   it.each(readdirSync(ASSETS).filter((file) => file.endsWith('.js')))('%s: every text is a catalogue key, and every key it asks for exists', (file) => {
     const wrong: string[] = [];
     for (const literal of scriptStrings(read(file))) {
