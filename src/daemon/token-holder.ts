@@ -1,9 +1,10 @@
 import type { Secret } from '../config/secret.js';
 import { readToken, type TokenSource } from '../config/token.js';
 
-// The API token the next request uses. Read once at start and again on SIGHUP, so a rotated
-// token (a new file, or a new systemd credential) is picked up without a restart. A failed
-// re-read keeps the token in use and says why.
+// The API token the next request uses. Read once at start and again on SIGHUP, so a token file
+// rotated in place is picked up without a restart. A systemd credential is the copy systemd made
+// when the service started: a new one takes a restart. A failed re-read keeps the token in use
+// and says why.
 export class TokenHolder {
   readonly #source: TokenSource | undefined;
   #token: Secret | undefined;
