@@ -1,5 +1,6 @@
 // `man panic-pair` (section 1), made at build time from the packaged command's own `--help` and each
-// command's, so the page and the help cannot differ. Each help is set as it prints (roff's no-fill),
+// command's, so the page and the help cannot differ: the exit codes the help ends with are its
+// EXIT STATUS. Each help is set as it prints (roff's no-fill),
 // escaped for roff; the sections around them say what no --help does: the files and where the rest
 // of the documentation is.
 import { execFileSync } from 'node:child_process';
@@ -26,7 +27,8 @@ export function commandNames(topHelp) {
 
 /** The whole page, for the command at `command` (the staged bin/panic-pair.js). */
 export function manPage({ command, version, date }) {
-  const top = help(command, []);
+  const [top = '', exitCodes = ''] = help(command, []).split(/^Exit codes:\n/m);
+  if (exitCodes === '') throw new Error('the command lists no exit codes in its --help: the man page would have none');
   const names = commandNames(top);
   if (names.length === 0) throw new Error('the command lists no commands in its --help: the man page would be empty');
   return `${[
@@ -48,12 +50,7 @@ export function manPage({ command, version, date }) {
     '.SH COMMANDS',
     ...names.flatMap((name) => [`.SS ${name}`, verbatim(help(command, [name]))]),
     '.SH EXIT STATUS',
-    '0 on success; 1 any other failure; 2 a usage or configuration error, naming the setting;',
-    '3 the customer is not entitled; 4 the API rejected the link; 5 the token is missing or refused;',
-    '6 the customer was not found; 7 the daemon is not running; 8 timed out;',
-    "9 the button's reports do not verify with the key given.",
-    '.B run',
-    'exits 65 when it cannot open its pairing store.',
+    verbatim(exitCodes),
     '.SH FILES',
     '.TP',
     '.I /etc/panic-pair/config.json',

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTING_KEYS, SETTINGS, type Setting } from '../config/settings.js';
 import { packageVersion } from '../version.js';
+import { exitCodesHelp } from './exit-codes.js';
 
 // The command table, loaded only when the arguments are not a shortcut (shortcut.ts): commander
 // and the settings table cost `panic-pair status` more than its own work on a Raspberry Pi. Each
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .description('Pairs panic buttons found over BLE or MQTT with the hub\'s customer through panic-api v2')
     .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', exitCodesHelp())
     .exitOverride();
 
   const run = program

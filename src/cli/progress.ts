@@ -1,3 +1,5 @@
+import { EXIT } from './exit-codes.js';
+
 // Steps shown as they happen. On a terminal the current step turns a small spinner and is
 // rewritten in place; finished steps stay as lines above it. Anywhere else (a pipe, a log, an
 // installer's script) each step is one plain line, with no control characters.
@@ -106,7 +108,7 @@ export function createStepReporter(out: StepOutput, options: StepReporterOptions
 export function cancelOnInterrupt(reporter: StepReporter, note: string): () => void {
   const onInterrupt = (): void => {
     reporter.fail(note);
-    process.exit(130);
+    process.exit(EXIT.interrupted);
   };
   process.once('SIGINT', onInterrupt);
   return () => process.off('SIGINT', onInterrupt);

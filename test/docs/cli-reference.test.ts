@@ -140,5 +140,8 @@ describe('the CLI reference', () => {
     const defined = new Set([...Object.values(EXIT), ...literalExitCodes()]);
     expect(listed.length, 'a code listed twice').toBe(new Set(listed).size);
     expect([...listed].sort((a, b) => a - b)).toEqual([...defined].sort((a, b) => a - b));
+    // --help ends with the same codes, and `man panic-pair` sets that part as its EXIT STATUS.
+    const helped = [...(top.split(/^Exit codes:$/m)[1] ?? '').matchAll(/^ {2}(\d+)\s/gm)].map((match) => Number(match[1]));
+    expect([...helped].sort((a, b) => a - b)).toEqual([...defined].sort((a, b) => a - b));
   });
 });
