@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectAsync } from 'mqtt';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, PHONE } from '../test/support/chromium.mjs';
+import { phoneContext } from '../test/support/chromium.mjs';
 import { freePort } from '../test/support/loopback.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -95,16 +95,7 @@ try {
 
   const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
   cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: PHONE,
-    deviceScaleFactor: 1,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'en-GB',
-    args: [...CHROMIUM_ARGS],
-  });
+  const context = await chromium.launchPersistentContext(profile, phoneContext({ locale: 'en-GB' }));
   cleanups.push(() => context.close());
   const page = context.pages()[0] ?? (await context.newPage());
   mkdirSync(OUT, { recursive: true });

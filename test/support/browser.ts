@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './binary.js';
-import { CHROMIUM, CHROMIUM_ARGS, PHONE } from './chromium.mjs';
+import { phoneContext } from './chromium.mjs';
 
 // A real browser for the page's tests: Debian's chromium, headless, at a phone's size, with a
 // fresh profile and nothing that talks to the internet. Screenshots go to test-artifacts/web/.
@@ -23,17 +23,7 @@ export interface PhoneBrowser {
 export async function launchPhone(options: { locale?: string; ignoreHTTPSErrors?: boolean } = {}): Promise<{ page: Page; close(): Promise<void> }> {
   const profile = mkdtempSync(path.join(tmpdir(), 'panic-pair-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: PHONE,
-    deviceScaleFactor: 1,
-    isMobile: true,
-    hasTouch: true,
-    ...(options.locale === undefined ? {} : { locale: options.locale }),
-    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
-    args: [...CHROMIUM_ARGS],
-  });
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, phoneContext(options));
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     page,

@@ -13,3 +13,18 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** Playwright's options for a phone's browser context: Chromium as above, touch, at 1x. */
+export function phoneContext({ locale, ignoreHTTPSErrors = false } = {}) {
+  return {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: PHONE,
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    ...(locale === undefined ? {} : { locale }),
+    ignoreHTTPSErrors,
+    args: [...CHROMIUM_ARGS],
+  };
+}
