@@ -11,6 +11,7 @@ export const ERROR_KINDS = [
   'daemon-unreachable', // the control socket cannot be reached
   'timeout', // the button was not seen, or the API did not answer, in time
   'unverified', // the button's reports do not verify with the key given; nothing was posted
+  'other-customer', // the button belongs to another customer of the hub; nothing was posted
   'transient', // the API or network failed in a way worth retrying
   'invalid-reply', // the API answered 2xx with a body that breaks the spec
   'store', // the pairing store cannot be read or written

@@ -49,6 +49,7 @@ const byKind: Record<ErrorKind, number> = {
   'daemon-unreachable': EXIT.daemonUnreachable,
   timeout: EXIT.timeout,
   unverified: EXIT.unverified,
+  'other-customer': EXIT.failure,
   transient: EXIT.failure,
   'invalid-reply': EXIT.failure,
   store: EXIT.failure,

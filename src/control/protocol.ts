@@ -1,4 +1,4 @@
-import type { ErrorKind } from '../errors.js';
+import { ERROR_KINDS, type ErrorKind } from '../errors.js';
 import type { LinkOutcome, PairProgress } from '../pairing/types.js';
 
 // The control socket's wire format: newline-delimited JSON over a unix stream socket. The client
@@ -41,27 +41,8 @@ export const MAX_REQUEST_BYTES = 8 * 1024;
 /** Longest scan, window or pair wait a request may ask for: one day. */
 export const MAX_WAIT_SECONDS = 24 * 60 * 60;
 
-// A Record over ErrorKind, so adding a kind in src/errors.ts without listing it here fails to compile.
-const ERROR_KINDS: Record<ErrorKind, true> = {
-  usage: true,
-  config: true,
-  'not-entitled': true,
-  rejected: true,
-  unauthorized: true,
-  'customer-not-found': true,
-  'daemon-unreachable': true,
-  timeout: true,
-  unverified: true,
-  transient: true,
-  'invalid-reply': true,
-  store: true,
-  'store-refused': true,
-  locked: true,
-  failure: true,
-};
-
 export function isErrorKind(value: unknown): value is ErrorKind {
-  return typeof value === 'string' && Object.hasOwn(ERROR_KINDS, value);
+  return typeof value === 'string' && (ERROR_KINDS as readonly string[]).includes(value);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -26,7 +26,7 @@ export function keyedPairing(pair: ControlHandlers['pair'], parts: KeyedPairingP
     const record = parts.record(deviceId);
     // Another customer's button is refused before anything is tried, as without a key.
     if (record !== undefined && otherOwner(record, customerId) !== undefined) {
-      return { ok: false, deviceId, kind: 'failure', message: belongsMessage(record, customerId) };
+      return { ok: false, deviceId, kind: 'other-customer', message: belongsMessage(record, customerId) };
     }
     const started = monotonicNow();
     const timeout = timeoutSignal(options.timeoutMs, options.signal);

@@ -80,7 +80,7 @@ export async function runLinkJob(
     const existing = context.record(deviceId);
     if (existing !== undefined && otherOwner(existing, customerId) !== undefined) {
       staged();
-      return { ok: false, deviceId, kind: 'failure', message: belongsMessage(existing, customerId) };
+      return { ok: false, deviceId, kind: 'other-customer', message: belongsMessage(existing, customerId) };
     }
     if (existing?.state === 'linked') {
       staged();

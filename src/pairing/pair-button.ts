@@ -35,7 +35,7 @@ export async function pairButton(context: PairContext, deviceId: string, options
   const timeout = timeoutSignal(options.timeoutMs, options.signal);
   try {
     const record = context.record(deviceId);
-    if (record !== undefined && otherOwner(record, customerId) !== undefined) throw new PanicPairError('failure', belongsMessage(record, customerId));
+    if (record !== undefined && otherOwner(record, customerId) !== undefined) throw new PanicPairError('other-customer', belongsMessage(record, customerId));
     if (record?.state === 'linked') return { ok: true, record, alreadyLinked: true };
     if (customerId !== context.hubCustomerId) await requireMember(context.gates, customerId);
     const running = context.jobs.get(deviceId);

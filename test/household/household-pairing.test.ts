@@ -88,6 +88,9 @@ describe('pair --customer on the hub of customer 70', () => {
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr).toContain('BTN belongs to customer 77');
     }
+    // The page words the kind: the button is another customer's, not an unexpected error.
+    const json = await hub.cli(['pair', 'BTN', '--customer', '70', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, kind: 'other-customer', exitCode: 1 });
     const again = await hub.cli(['pair', 'BTN', '--customer', '77']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('already linked to customer 77');
