@@ -18,12 +18,22 @@ export interface HubOnNetwork {
   ipv4: string[];
 }
 
-/** The hub's host name and its IPv4 addresses other than loopback, read now: a DHCP lease may have changed them. */
-export function hubOnNetwork(): HubOnNetwork {
-  const ipv4 = Object.values(networkInterfaces())
-    .flatMap((addresses) => addresses ?? [])
-    .filter((address) => address.family === 'IPv4' && !address.internal)
-    .map((address) => address.address);
+/**
+ * The hub's host name and its IPv4 addresses other than loopback, read now: a DHCP lease may have
+ * changed them. Under the unit, whose sandbox allows no netlink socket, the addresses cannot be
+ * read (node throws EAFNOSUPPORT): then there are none, and `status`, which runs outside the
+ * sandbox, reads them itself (`withAddressesHere`). A status must never fail for them.
+ */
+export function hubOnNetwork(interfaces: typeof networkInterfaces = networkInterfaces): HubOnNetwork {
+  let ipv4: string[] = [];
+  try {
+    ipv4 = Object.values(interfaces())
+      .flatMap((addresses) => addresses ?? [])
+      .filter((address) => address.family === 'IPv4' && !address.internal)
+      .map((address) => address.address);
+  } catch {
+    // No addresses to offer; the name still is.
+  }
   return { name: hostname(), ipv4 };
 }
 
@@ -42,6 +52,13 @@ export function pageAddress(listen: { host: string; port: number; https: boolean
   const name = hub.name.trim().toLowerCase();
   if (name === '' || name === 'localhost') return { url: ipUrls[0] ?? at('localhost'), ipUrls: ipUrls.slice(1) };
   return { url: at(name.includes('.') ? name : `${name}.local`), ipUrls };
+}
+
+/** A page the daemon reported by the hub's name without its addresses, given this machine's: the `status` command runs on the hub. */
+export function withAddressesHere(page: PageAddress, hub: HubOnNetwork): PageAddress {
+  const url = new URL(page.url);
+  if (page.ipUrls.length > 0 || !url.hostname.endsWith('.local')) return page;
+  return { url: page.url, ipUrls: hub.ipv4.map((address) => `${url.protocol}//${address}:${url.port}`) };
 }
 
 const LOOPBACK = /^https?:\/\/(?:localhost|127\.[\d.]+|\[::1\]):/;

@@ -6,7 +6,7 @@ import { checkPage } from '../../src/check/page-check.js';
 import { statusLines } from '../../src/cli/commands/status.js';
 import { loadConfig } from '../../src/config/index.js';
 import { buildStatus } from '../../src/daemon/status.js';
-import { pageAddress, pageAddressText } from '../../src/status/page-address.js';
+import { hubOnNetwork, pageAddress, pageAddressText, withAddressesHere } from '../../src/status/page-address.js';
 import { healthyStatusInputs } from '../support/status-inputs.js';
 
 // The installer, on site with a phone, learns from `status` and `check` which address to open:
@@ -107,5 +107,26 @@ describe('panic-pair check', () => {
 
   it('off: says which setting turns the page on', () => {
     expect(checkPage(configOf({}), HUB)).toEqual({ name: 'page', ok: true, skipped: true, detail: 'off: webListen (PANIC_PAIR_WEB_LISTEN), e.g. 0.0.0.0:8080, and an installer code turn it on' });
+  });
+});
+
+describe('where the addresses cannot be read (the unit allows no netlink socket)', () => {
+  it('the hub has its name and no addresses, and nothing throws', () => {
+    const refused = (): never => {
+      throw Object.assign(new Error('uv_interface_addresses returned Unknown system error 97'), { code: 'ERR_SYSTEM_ERROR' });
+    };
+    const hub = hubOnNetwork(refused);
+    expect(hub.ipv4).toEqual([]);
+    expect(hub.name).not.toBe('');
+  });
+
+  it('status, outside the sandbox, gives the daemon\'s page the addresses of the machine it runs on', () => {
+    const here = { name: 'hub-0001', ipv4: ['192.168.1.23'] };
+    expect(withAddressesHere({ url: 'https://hub-0001.local:8443', ipUrls: [] }, here)).toEqual({ url: 'https://hub-0001.local:8443', ipUrls: ['https://192.168.1.23:8443'] });
+    // Addresses the daemon read, and a page on one address, stay as they are.
+    expect(withAddressesHere({ url: 'http://hub-0001.local:8080', ipUrls: ['http://10.0.0.2:8080'] }, here).ipUrls).toEqual(['http://10.0.0.2:8080']);
+    expect(withAddressesHere({ url: 'http://192.168.1.50:8080', ipUrls: [] }, here).ipUrls).toEqual([]);
+    const lines = statusLines({ ...buildStatus(healthyStatusInputs()), page: { url: 'http://hub-0001.local:8080', ipUrls: [] } }, Date.now(), here);
+    expect(lines).toContain('open http://hub-0001.local:8080 on a phone on the hub\'s network (or http://192.168.1.23:8080)');
   });
 });

@@ -4,7 +4,7 @@ import { askDaemon, type ClientOptions } from '../daemon.js';
 import { EXIT } from '../exit-codes.js';
 import { duration, facts, printJson } from '../render.js';
 import { updateLine } from '../../update/words.js';
-import { PAGE_OFF, pageAddressText } from '../../status/page-address.js';
+import { hubOnNetwork, PAGE_OFF, pageAddressText, withAddressesHere, type HubOnNetwork } from '../../status/page-address.js';
 
 // `panic-pair status`: one line a fact, then exit 0 when healthy and 1 when degraded, so a
 // monitoring script needs only the exit code.
@@ -31,7 +31,8 @@ const TOKEN_TEXT: Record<StatusReport['token'], string> = {
   missing: 'MISSING: set PANIC_PAIR_API_TOKEN_FILE',
 };
 
-export function statusLines(report: StatusReport, now: number): string {
+/** `here`: this machine's name and addresses, for a page the daemon could name but not address (its sandbox). */
+export function statusLines(report: StatusReport, now: number, here: HubOnNetwork = { name: '', ipv4: [] }): string {
   // The daemon's own monotonic uptime when it gives one: the wall clocks may have jumped since.
   const startedAt = Date.parse(report.startedAt);
   const uptime =
@@ -46,7 +47,7 @@ export function statusLines(report: StatusReport, now: number): string {
     ['daemon', `running, pid ${report.pid}, up ${uptime} (version ${report.version})`],
     // Older daemons send neither.
     ...(report.update === undefined ? [] : [['update', updateLine(report.update)] as [string, string]]),
-    ...(report.page === undefined ? [] : [['page', report.page === null ? PAGE_OFF : pageAddressText(report.page)] as [string, string]]),
+    ...(report.page === undefined ? [] : [['page', report.page === null ? PAGE_OFF : pageAddressText(withAddressesHere(report.page, here))] as [string, string]]),
     ['customer', String(report.customerId)],
     ['household', householdText(report)],
     ['entitlement', entitlementText(report)],
@@ -73,7 +74,7 @@ export async function statusCommand(options: ClientOptions & { json?: boolean })
     throw new PanicPairError('failure', 'the daemon sent a status this client cannot read (is it the same version?)');
   }
   if (options.json) printJson(report);
-  else process.stdout.write(statusLines(report, Date.now()));
+  else process.stdout.write(statusLines(report, Date.now(), hubOnNetwork()));
   if (!report.healthy) process.exitCode = EXIT.failure;
 }
 
