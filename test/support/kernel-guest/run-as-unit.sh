@@ -18,7 +18,15 @@ chown "$user" "$creds/installer-code"
 chmod 0400 "$creds/installer-code"
 export STATE_DIRECTORY="/var/lib/$(value StateDirectory)" RUNTIME_DIRECTORY="/run/$(value RuntimeDirectory)"
 export CONFIGURATION_DIRECTORY="/etc/$(value ConfigurationDirectory)" CREDENTIALS_DIRECTORY="$creds"
-for assignment in $(value Environment | sed "s|%d|$creds|g"); do export "$assignment"; done
+# Each Environment= line as systemd reads it: one quoted assignment ("NODE_OPTIONS=--a --b"), or
+# assignments apart at spaces.
+value Environment | sed "s|%d|$creds|g" | while IFS= read -r line; do
+  case $line in
+    \"*\") printf 'export %s\n' "'${line#\"}'" | sed "s/\"'\$/'/" ;;
+    *) for assignment in $line; do printf "export '%s'\n" "$assignment"; done ;;
+  esac
+done > /tmp/panic-pair-unit-environment
+. /tmp/panic-pair-unit-environment
 # AmbientCapabilities=CAP_NET_RAW CAP_NET_ADMIN -> +net_raw,+net_admin
 caps=$(value AmbientCapabilities | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
 umask "$(value UMask)"
