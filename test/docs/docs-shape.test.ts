@@ -102,3 +102,26 @@ function anchors(text: string): Set<string> {
   }
   return result;
 }
+
+describe("the engineer's pages", () => {
+  it('name only files of the repository and identifiers its code holds', () => {
+    const code = tracked('src', 'test', 'bench', 'scripts', 'packaging', 'systemd').filter((file) => /\.(ts|mjs|js|sh|service)$/.test(file));
+    const names = new Set(code.map((file) => path.basename(file)));
+    const text = code.map(read).join('\n');
+    const missing: string[] = [];
+    for (const file of DOCS.filter((doc) => doc.startsWith('docs/engineer/'))) {
+      const prose = read(file).replace(/^```[\s\S]*?^```/gm, '');
+      for (const [, span = ''] of prose.matchAll(/`([^`\s]+)`/g)) {
+        if (/^[\w./-]+\.(ts|mjs)$/.test(span)) {
+          const exists = [span, `src/${span}`, `test/${span}`].some((candidate) => existsSync(path.join(ROOT, candidate))) || (!span.includes('/') && names.has(span));
+          // A path that names a would-be file as an example says so (`x.ts`).
+          if (!exists && !/\bx\.ts$/.test(span)) missing.push(`${file}: ${span}`);
+        } else if (/^[A-Za-z_]\w*(\.\w+)?$/.test(span) && /[a-z][A-Z]|^[A-Z][a-z]+[A-Z]/.test(span)) {
+          const last = span.split('.').at(-1) ?? span;
+          if (!new RegExp(String.raw`\b${last}\b`).test(text)) missing.push(`${file}: ${span}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
