@@ -15,7 +15,7 @@ import { startEntitlementRefresh } from './entitlement-refresh.js';
 import { hearingOf } from './hearing-guard.js';
 import type { MqttSide } from './mqtt-side.js';
 import { createSightingPath } from './sighting-path.js';
-import { statusReporter } from './status-reporter.js';
+import { pageOf, statusReporter } from './status-reporter.js';
 import { openStores } from './stores.js';
 import { deviceRow, deviceRows, type HearingSides } from './supervision-side.js';
 import { TokenHolder } from './token-holder.js';
@@ -110,12 +110,13 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Runni
   engine.onEntitlement((state) => logger.info({ entitlement: state }, 'entitlement checked'));
 
   let pagePort: number | undefined;
-  const report = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters, pagePort: () => pagePort });
+  const report = statusReporter({ config, startedAt, engine, store, ble, mqtt, supervisor, authenticator, counters });
   const updates = new UpdateWatch({ stateDir: config.stateDir, logger });
-  // A person's `status` reads the update record now; what samples the status every second (the
-  // health, systemd's status line, the page) takes it as last read (a stat every 30 s).
+  // A person's `status` reads the update record now, and the hub's name and addresses for the
+  // page's; what samples the status every second (the health, systemd's status line, the page)
+  // takes the record as last read (a stat every 30 s) and carries no address.
   const status = (): StatusReport => report(updates.latest());
-  const askedStatus = (): StatusReport => report(updates.read());
+  const askedStatus = (): StatusReport => report(updates.read(), pageOf(config, pagePort));
   // The fleet's view of this hub is derived from the same report `status --json` prints.
   mqtt?.publishHealth(() => healthOf(status()));
 

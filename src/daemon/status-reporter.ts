@@ -26,11 +26,9 @@ export function statusReporter(parts: {
   supervisor: Supervisor;
   authenticator: Authenticator;
   counters: Counters;
-  /** The port the installer's page listens on, once it does (a port of 0 is chosen then). */
-  pagePort: () => number | undefined;
-}): (update: UpdateRecord | null) => StatusReport {
+}): (update: UpdateRecord | null, page?: PageAddress | null) => StatusReport {
   const { config, engine, store, ble, mqtt, supervisor, authenticator } = parts;
-  return (update) =>
+  return (update, page) =>
     buildStatus({
       version: packageVersion(),
       pid: process.pid,
@@ -56,7 +54,7 @@ export function statusReporter(parts: {
       supervision: config.supervision.on ? 'on' : 'off',
       autoPair: config.autoPair,
       ...(config.homeAssistant === undefined ? {} : { homeAssistantPrefix: config.homeAssistant.prefix }),
-      page: pageOf(config, parts.pagePort()),
+      page,
       ...(engine.windowOpenUntil() === undefined ? {} : { windowOpenUntil: engine.windowOpenUntil() }),
       counters: parts.counters,
       clockUnset: wallClockIsUnset(buildTime()),
@@ -65,8 +63,11 @@ export function statusReporter(parts: {
     });
 }
 
-/** Null while the page is off; the configured port until the page has its own. */
-function pageOf(config: Config, port: number | undefined): PageAddress | null {
+/**
+ * Where a phone opens the installer's page: null while it is off; the configured port until the
+ * page has its own. It reads the hub's name and addresses, so only a person's `status` asks for it.
+ */
+export function pageOf(config: Config, port: number | undefined): PageAddress | null {
   if (config.web === undefined) return null;
   const listen = port ?? config.web.port;
   return listen === 0 ? null : pageAddress({ host: config.web.host, port: listen, https: config.web.tls !== undefined }, hubOnNetwork());

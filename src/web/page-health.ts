@@ -28,14 +28,14 @@ export type PageProblem =
  * The update's reason is the judge's sentence: a rollback reaches the page as its problem, its
  * two versions with it.
  */
-export type PageStatus = Omit<StatusReport, 'problems' | 'api' | 'store' | 'mqttReason' | 'bleReason' | 'mqttRefusals' | 'counters' | 'update'> & {
+export type PageStatus = Omit<StatusReport, 'problems' | 'api' | 'store' | 'mqttReason' | 'bleReason' | 'mqttRefusals' | 'counters' | 'update' | 'page'> & {
   api: { state: StatusReport['api']['state'] };
   store: { ok: boolean };
   problems: PageProblem[];
 };
 
 export function pageStatus(status: StatusReport, devices: readonly DeviceRow[], nowWall: number): PageStatus {
-  const { problems, api, store, mqttReason: _m, bleReason: _b, mqttRefusals, counters: _c, update: _u, ...rest } = status;
+  const { problems, api, store, mqttReason: _m, bleReason: _b, mqttRefusals, counters: _c, update: _u, page: _p, ...rest } = status;
   const refused = [...(mqttRefusals?.subscriptions.map((s) => s.filter) ?? []), ...(mqttRefusals?.publishes.map((p) => p.topic) ?? [])];
   const byId = new Map(devices.map((row) => [row.deviceId, row]));
   let entitlementSaid = false;
