@@ -5,14 +5,18 @@ import * as fs from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { buildStatus, type StatusInputs } from '../../src/daemon/status.js';
 import { healthyStatusInputs } from '../support/status-inputs.js';
-import { UPDATE_LOOK_MS, UpdateWatch } from '../../src/daemon/update-watch.js';
 import { healthOf } from '../../src/mqtt/health.js';
-import { UPDATE_FILE } from '../../src/update/record.js';
 
 vi.mock('node:fs', async (original) => {
   const real = await original<typeof import('node:fs')>();
   return { ...real, statSync: vi.fn(real.statSync), readFileSync: vi.fn(real.readFileSync) };
 });
+// The suite's workers keep their modules from one file to the next: a watch and a record reader
+// loaded by an earlier file would hold the real node:fs, and their stats and reads would go
+// uncounted here. Loaded afresh, they hold the counted one.
+vi.resetModules();
+const { UPDATE_LOOK_MS, UpdateWatch } = await import('../../src/daemon/update-watch.js');
+const { UPDATE_FILE } = await import('../../src/update/record.js');
 
 // update.json changes while the daemon runs: a person's `status` reads it afresh, the sampled
 // view (health every second) looks at most every 30 s, a stat first, and reads only on a change.
